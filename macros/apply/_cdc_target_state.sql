@@ -1,0 +1,65 @@
+{#- A CDC target is a view over a versioned physical table (<model>__cdc_v<N>). The view's
+    TBLPROPERTIES hold the version and the change-stream watermark it has consumed, so swapping the
+    view (one metastore operation) commits data and watermark together: a run killed before the swap
+    leaves the previous state intact, and its orphan version table is dropped by the next run. -#}
+
+{% macro _cdc_read_state(relation) -%}
+  {%- set state = {'version': none, 'consumed_through': none, 'owned': false} -%}
+  {%- if relation is none -%}{{ return(state) }}{%- endif -%}
+  {%- set rows = run_query('show tblproperties ' ~ relation) -%}
+  {%- for row in rows -%}
+    {%- if row[0] == 'spark_cdc.version' -%}
+      {%- do state.update({'version': row[1] | int, 'owned': true}) -%}
+    {%- elif row[0] == 'spark_cdc.consumed_through' and row[1] -%}
+      {%- do state.update({'consumed_through': row[1]}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(state) }}
+{%- endmacro %}
+
+{% macro _cdc_version_relation(target_relation, version) -%}
+  {{ return(api.Relation.create(database=target_relation.database, schema=target_relation.schema,
+                                identifier=target_relation.identifier ~ '__cdc_v' ~ version, type='table')) }}
+{%- endmacro %}
+
+{#- Drop every version table of the target except `keep_version` (orphans of killed runs included). -#}
+{% macro _cdc_drop_other_versions(target_relation, keep_version) -%}
+  {%- set prefix = target_relation.identifier ~ '__cdc_v' -%}
+  {%- set rows = run_query('show tables in ' ~ adapter.quote(target_relation.schema) ~ " like '" ~ prefix ~ "*'") -%}
+  {%- for row in rows -%}
+    {%- set name = row[1] -%}
+    {%- set suffix = name[prefix | length:] -%}
+    {%- if name.startswith(prefix) and suffix.isdigit() and (suffix | int) != keep_version -%}
+      {% do adapter.drop_relation(spark_cdc._cdc_version_relation(target_relation, suffix | int)) %}
+    {%- endif -%}
+  {%- endfor -%}
+{%- endmacro %}
+
+{#- The model's own output (SQL or Python) as a relation the apply can read: a temporary view for
+    SQL, a table for Python (the DataFrame is written once, in whatever session the submission
+    method runs it). -#}
+{% macro _cdc_input_relation(target_relation, language, compiled_code) -%}
+  {%- set name = target_relation.identifier ~ '__cdc_input' -%}
+  {%- if language == 'python' -%}
+    {%- set input_relation = api.Relation.create(database=target_relation.database, schema=target_relation.schema,
+                                                 identifier=name, type='table') -%}
+    {%- call statement('cdc_input', language='python') -%}
+{{ compiled_code }}
+# --- spark_cdc: write the model's DataFrame as the change input of this CDC target --- #
+dbt = dbtObj(spark.table)
+df = model(dbt, spark)
+import pandas
+if isinstance(df, pandas.DataFrame):
+    df = spark.createDataFrame(df)
+df.write.mode("overwrite").format("parquet").saveAsTable("{{ input_relation }}")
+    {%- endcall -%}
+    {{ return(input_relation) }}
+  {%- else -%}
+    {%- set view_name = adapter.quote(name) -%}
+    {%- call statement('cdc_input') -%}
+      create or replace temporary view {{ view_name }} as
+      {{ compiled_code }}
+    {%- endcall -%}
+    {{ return(view_name) }}
+  {%- endif -%}
+{%- endmacro %}

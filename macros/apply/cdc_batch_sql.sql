@@ -1,0 +1,28 @@
+{#- The changes a CDC target consumes in this run: rows of its input relation (the model's SQL or
+    Python output, shaped like cdc_changes) for its source table, loaded after `consumed_through`. -#}
+{% macro cdc_batch_sql(input_relation, source_table, consumed_through) -%}
+  {{ return(adapter.dispatch('cdc_batch_sql', 'spark_cdc')(input_relation, source_table, consumed_through)) }}
+{%- endmacro %}
+
+{% macro default__cdc_batch_sql(input_relation, source_table, consumed_through) -%}
+select
+  key as _k,
+  seq as _seq,
+  {{ spark_cdc.change_order_key('seq') }} as _ord,
+  raw_ref.order as _arrival,
+  op as _op,
+  after as _after,
+  before as _before,
+  present_columns as _present,
+  commit_ts as _commit_ts,
+  cdc_loaded_at as _loaded_at
+from {{ input_relation }}
+where op in ('insert', 'update', 'upsert', 'snapshot', 'delete', 'truncate')
+  and (key is not null or op = 'truncate')
+  {%- if source_table %}
+  and source_table = {{ spark_cdc._sql_string(source_table) }}
+  {%- endif %}
+  {%- if consumed_through %}
+  and cdc_loaded_at > timestamp {{ spark_cdc._sql_string(consumed_through) }}
+  {%- endif %}
+{%- endmacro %}

@@ -1,0 +1,44 @@
+{#- cdc_scd1: a current-state table kept in step with the canonical change stream.
+    The model's SQL (or Python DataFrame) selects changes shaped like spark_cdc's cdc_changes;
+    each run applies the ones loaded since the last run. See README, "cdc_scd1". -#}
+{% materialization cdc_scd1, adapter='spark', supported_languages=['sql', 'python'] %}
+  {%- set language = model['language'] -%}
+  {%- set cfg = spark_cdc._cdc_scd1_validate(model, config) -%}
+  {%- do cfg.update({'full_refresh': should_full_refresh()}) -%}
+  {%- set target_relation = api.Relation.create(database=database, schema=schema, identifier=model['alias'], type='view') -%}
+  {%- set existing = adapter.get_relation(database=database, schema=schema, identifier=model['alias']) -%}
+  {%- set state = spark_cdc._cdc_read_state(existing if existing is not none and existing.is_view else none) -%}
+
+  {%- if existing is not none and not state['owned'] -%}
+    {%- if cfg['full_refresh'] -%}
+      {% do adapter.drop_relation(existing) %}
+    {%- else -%}
+      {% set msg %}
+spark_cdc: relation {{ existing }} exists but was not built by cdc_scd1 (model '{{ model['name'] }}').
+Fix: run once with --full-refresh to replace it, or give the model another alias.
+      {% endset %}
+      {{ exceptions.raise_compiler_error(msg | trim) }}
+    {%- endif -%}
+  {%- endif -%}
+
+  {{ run_hooks(pre_hooks) }}
+
+  {%- set input_relation = spark_cdc._cdc_input_relation(target_relation, language, compiled_code) -%}
+  {%- set consumed = none if cfg['full_refresh'] else state['consumed_through'] -%}
+  {%- set batch_sql = spark_cdc.cdc_batch_sql(input_relation, cfg['source_table'], consumed) -%}
+  {%- set probe = run_query('select count(*), cast(max(_loaded_at) as string) from (' ~ batch_sql ~ ') as b') -%}
+  {%- set stats = {'changes': probe[0][0]} -%}
+  {%- set consumed_through = probe[0][1] or consumed -%}
+
+  {%- if stats['changes'] == 0 and state['version'] is not none and not cfg['full_refresh'] -%}
+    {#- Nothing new: the target stays byte-for-byte as it is. -#}
+    {%- call statement('main') -%}
+      select 'spark_cdc: no new changes for {{ model['name'] }}' as status
+    {%- endcall -%}
+  {%- else -%}
+    {% do spark_cdc._cdc_scd1_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
+  {%- endif -%}
+
+  {{ run_hooks(post_hooks) }}
+  {{ return({'relations': [target_relation]}) }}
+{% endmaterialization %}

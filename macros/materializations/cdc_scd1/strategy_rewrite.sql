@@ -1,0 +1,51 @@
+{#- parquet/orc (no MERGE): write the next state into a new version table, then swap the target
+    view onto it with one CREATE OR REPLACE VIEW that also records the consumed watermark. The table
+    being read (version N) is never the table being written (version N+1). -#}
+{% macro _cdc_scd1_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) -%}
+  {%- set q = adapter.quote -%}
+  {%- set old_relation = none -%}
+  {%- if state['version'] is not none and not cfg['full_refresh'] -%}
+    {%- set old_relation = spark_cdc._cdc_version_relation(target_relation, state['version']) -%}
+  {%- endif -%}
+  {%- set new_version = (state['version'] or 0) + 1 -%}
+  {%- set new_relation = spark_cdc._cdc_version_relation(target_relation, new_version) -%}
+  {#- An orphan of a run killed after writing this version but before the swap. -#}
+  {% do adapter.drop_relation(new_relation) %}
+
+  {%- call statement('main') -%}
+    create table {{ new_relation }}
+    using {{ cfg['file_format'] }}
+    {%- if cfg['partition_by'] %}
+    partitioned by ({% for p in cfg['partition_by'] %}{{ q(p) }}{{ ', ' if not loop.last }}{% endfor %})
+    {%- endif %}
+    as
+    {{ spark_cdc.scd1_state_sql(batch_sql, old_relation, cfg['columns'], cfg['key_columns'], none) }}
+  {%- endcall -%}
+
+  {%- set counts = run_query('select count_if(not _cdc_deleted), count_if(_cdc_deleted) from ' ~ new_relation ~ " where _cdc_key != '" ~ spark_cdc._truncate_marker_key() ~ "'") -%}
+  {%- call statement('cdc_swap') -%}
+    create or replace view {{ target_relation }}
+    tblproperties (
+      'spark_cdc.materialization' = 'cdc_scd1',
+      'spark_cdc.version' = '{{ new_version }}',
+      'spark_cdc.consumed_through' = '{{ consumed_through or "" }}',
+      'spark_cdc.last_invocation_id' = '{{ invocation_id }}',
+      'spark_cdc.last_batch_changes' = '{{ stats["changes"] }}',
+      'spark_cdc.current_rows' = '{{ counts[0][0] }}',
+      'spark_cdc.tombstones' = '{{ counts[0][1] }}'
+    )
+    as
+    select
+      {%- for c in cfg['columns'] %}
+      {{ q(c.name) }},
+      {%- endfor %}
+      _cdc_op, _cdc_seq, _cdc_commit_ts, _cdc_applied_at
+      {%- if cfg['delete_handling'] == 'flag' %}, _cdc_deleted{% endif %}
+    from {{ new_relation }}
+    where _cdc_key != '{{ spark_cdc._truncate_marker_key() }}'
+    {%- if cfg['delete_handling'] == 'remove' %}
+      and not _cdc_deleted
+    {%- endif %}
+  {%- endcall -%}
+  {% do spark_cdc._cdc_drop_other_versions(target_relation, new_version) %}
+{%- endmacro %}

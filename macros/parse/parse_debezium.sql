@@ -1,0 +1,151 @@
+{#- Debezium (PostgreSQL connector) JSON messages -> canonical change rows plus quarantined and
+    skipped records. Takes the name of a CTE shaped like spark_cdc.raw_messages(). Each payload is
+    parsed once with an explicit schema; with or without the converter's `schema` block. -#}
+{% macro parse_debezium(raw_cte) -%}
+  {{ return(adapter.dispatch('parse_debezium', 'spark_cdc')(raw_cte)) }}
+{%- endmacro %}
+
+{% macro default__parse_debezium(raw_cte) -%}
+  {%- set cfg = spark_cdc.format_config('debezium') -%}
+  {%- set max_bytes = spark_cdc.get_config()['max_payload_bytes'] | int -%}
+  {#- Unchanged TOASTed values arrive as a placeholder: that column is not present in the image. -#}
+  {%- set placeholder = cfg['unavailable_value_placeholder'] -%}
+  {#- Scalars are read as strings and converted with try_cast, so a number sent as text (or the
+      reverse) never turns the whole envelope into a corrupt record. -#}
+  {%- set source_type -%}
+struct<ts_ms: string, ts_us: string, ts_ns: string, snapshot: string, db: string, sequence: string, `schema`: string, `table`: string, txId: string, lsn: string>
+  {%- endset -%}
+  {%- set envelope_fields -%}
+before: string, after: string, source: {{ source_type }}, op: string, ts_ms: string, ts_us: string, transaction: struct<id: string>
+  {%- endset -%}
+  {%- set schema_type -%}
+struct<fields: array<struct<field: string, fields: array<struct<field: string, type: string, name: string, parameters: map<string, string>>>>>>
+  {%- endset -%}
+  {%- set message_schema -%}
+struct<`schema`: {{ schema_type }}, payload: struct<{{ envelope_fields }}>, {{ envelope_fields }}, _corrupt: string>
+  {%- endset %}
+  debezium_parsed as (
+    select
+      r.*,
+      from_json(
+        case when length(r.raw_value) <= {{ max_bytes }} then r.raw_value end,
+        {{ spark_cdc._sql_string(message_schema) }},
+        map('columnNameOfCorruptRecord', '_corrupt')
+      ) as j,
+      case
+        when r.raw_key is null or trim(r.raw_key) = '' then null
+        else coalesce(
+          from_json(r.raw_key, 'struct<payload: map<string, string>>').payload,
+          from_json(r.raw_key, 'map<string, string>'))
+      end as message_key_map
+    from {{ raw_cte }} as r
+  ),
+
+  debezium_envelope as (
+    select
+      p.*,
+      case when p.j.payload is not null then p.j.payload
+           else named_struct('before', p.j.before, 'after', p.j.after, 'source', p.j.source, 'op', p.j.op,
+                             'ts_ms', p.j.ts_ms, 'ts_us', p.j.ts_us, 'transaction', p.j.transaction)
+      end as e,
+      try_element_at(filter(p.j.`schema`.fields, f -> f.field = 'after'), 1).fields as after_schema
+    from debezium_parsed as p
+  ),
+
+  debezium_fields as (
+    select
+      v.*,
+      v.e.op as op_raw,
+      case when v.e.source.`table` is not null and v.e.source.`table` != ''
+           then concat_ws('.', nullif(v.e.source.`schema`, ''), v.e.source.`table`) end as source_table,
+      from_json(v.e.after, 'map<string, string>') as after_map,
+      case when v.e.after is null then from_json(v.e.before, 'map<string, string>') end as before_map,
+      transform(
+        coalesce(from_json(v.e.source.sequence, 'array<string>'), array()),
+        x -> try_cast(x as decimal(38,0))) as lsn_sequence
+    from debezium_envelope as v
+  ),
+
+  debezium_key_values as (
+    select
+      f.*,
+      {{ spark_cdc.key_values('f.pk_columns', 'coalesce(f.after_map, f.before_map)', 'f.message_key_map') }} as pk_values
+    from (
+      select c.*, {{ spark_cdc.primary_key_columns('c.source_table', 'c.message_key_map') }} as pk_columns
+      from debezium_fields as c
+    ) as f
+  ),
+
+  debezium_keyed as (
+    select
+      k.*,
+      {{ spark_cdc.canonical_key('k.pk_columns', 'k.pk_values') }} as canonical_key,
+      case
+        when k.raw_value is null or trim(k.raw_value) = '' then 'tombstone'
+        when length(k.raw_value) > {{ max_bytes }} then 'payload_too_large'
+        when k.j is null then 'malformed_json'
+        when k.j._corrupt is not null and from_json(k.raw_value, 'map<string, string>') is null then 'malformed_json'
+        when k.j._corrupt is not null then 'invalid_envelope'
+        when k.op_raw = 'm' then 'logical_message'
+        when k.op_raw is null or k.op_raw not in ('c', 'u', 'd', 'r', 't') then 'unknown_op'
+        when k.source_table is null then 'missing_source_table'
+      end as early_reason
+    from debezium_key_values as k
+  ),
+
+  debezium_classified as (
+    select
+      c.*,
+      coalesce(
+        c.early_reason,
+        case when c.op_raw != 't' and c.canonical_key is null then 'missing_key' end
+      ) as reason_code
+    from debezium_keyed as c
+  )
+
+  select
+    'debezium' as cdc_format,
+    d.source_table,
+    case d.op_raw when 'c' then 'insert' when 'u' then 'update' when 'd' then 'delete'
+                  when 'r' then 'snapshot' when 't' then 'truncate' end as op,
+    d.op_raw,
+    d.canonical_key as key,
+    d.e.after as after,
+    d.e.before as before,
+    case
+      when exists(map_values(d.after_map), x -> x = {{ spark_cdc._sql_string(placeholder) }})
+        then array_sort(filter(map_keys(d.after_map), x -> not (d.after_map[x] <=> {{ spark_cdc._sql_string(placeholder) }})))
+    end as present_columns,
+    cast(null as array<string>) as changed_columns,
+    named_struct(
+      's1', coalesce(try_element_at(d.lsn_sequence, 1), try_element_at(d.lsn_sequence, 2), try_cast(d.e.source.lsn as decimal(38,0)), d.raw_order),
+      's2', coalesce(try_element_at(d.lsn_sequence, 2), try_cast(d.e.source.lsn as decimal(38,0))),
+      's3', cast(null as decimal(38,0))
+    ) as seq,
+    coalesce({{ spark_cdc._epoch_us_to_timestamp('d.e.source.ts_us') }},
+             {{ spark_cdc._epoch_ms_to_timestamp('d.e.source.ts_ms') }}) as commit_ts,
+    coalesce({{ spark_cdc._epoch_us_to_timestamp('d.e.ts_us') }},
+             {{ spark_cdc._epoch_ms_to_timestamp('d.e.ts_ms') }}) as emitted_at,
+    coalesce(d.e.source.txId, d.e.transaction.id) as tx_id,
+    (d.op_raw = 'r' or coalesce(lower(d.e.source.snapshot) in ('true', 'first', 'last', 'first_in_data_collection', 'last_in_data_collection', 'incremental'), false)) as is_snapshot,
+    map_from_entries(transform(
+      filter(d.after_schema, (f, i) -> f.field is not null
+             and array_position(transform(d.after_schema, g -> g.field), f.field) = i + 1),
+      f -> struct(f.field, to_json(named_struct('type', f.type, 'name', f.name, 'parameters', f.parameters))))) as type_hints,
+    d.raw_order,
+    d.raw_partition,
+    d.raw_value,
+    d.raw_key,
+    d.ingested_at,
+    case when d.reason_code in ('tombstone', 'logical_message') then 'skipped'
+         when d.reason_code is not null then 'quarantined'
+         else 'change' end as record_status,
+    d.reason_code,
+    case d.reason_code
+      when 'unknown_op' then concat('op=', coalesce(substr(d.op_raw, 1, 40), 'null'))
+      when 'invalid_envelope' then 'an envelope field has the wrong JSON type'
+      when 'payload_too_large' then concat('length ', length(d.raw_value), ' > max_payload_bytes {{ max_bytes }}')
+      when 'missing_key' then 'no primary-key value in after/before image or message key; configure var spark_cdc.tables[<schema.table>].primary_key'
+    end as reason_detail
+  from debezium_classified as d
+{%- endmacro %}

@@ -1,0 +1,68 @@
+{#- Raw rows of a format not yet staged: the landing contract (value, optional key, order column,
+    optional partition and ingestion-time columns) normalised to fixed names. The watermark is the
+    highest order value already staged, per partition when a partition column is configured. -#}
+{% macro raw_messages(format) -%}
+  {{ return(adapter.dispatch('raw_messages', 'spark_cdc')(format)) }}
+{%- endmacro %}
+
+{% macro default__raw_messages(format) -%}
+  {%- set cfg = spark_cdc.format_config(format) -%}
+  {%- set rel = spark_cdc.raw_relation(format) -%}
+  {%- set q = adapter.quote -%}
+  select
+    raw_value, raw_key, raw_order, raw_partition, ingested_at
+  from (
+    select
+      cast(r.{{ q(cfg['value_column']) }} as string) as raw_value,
+      {% if cfg.get('key_column') %}cast(r.{{ q(cfg['key_column']) }} as string){% else %}cast(null as string){% endif %} as raw_key,
+      {{ spark_cdc._raw_order_expr(rel, cfg['order_column'], format) }} as raw_order,
+      {% if cfg.get('partition_column') %}cast(r.{{ q(cfg['partition_column']) }} as string){% else %}cast(null as string){% endif %} as raw_partition,
+      {% if cfg.get('ingested_at_column') %}cast(r.{{ q(cfg['ingested_at_column']) }} as timestamp){% else %}cast(null as timestamp){% endif %} as ingested_at
+    from {{ rel }} as r
+  ) as landed
+  {%- if is_incremental() %}
+  left join (
+    select raw_ref.partition as wm_partition, max(raw_ref.order) as wm_order
+    from {{ this }}
+    group by raw_ref.partition
+  ) as wm
+    on landed.raw_partition <=> wm.wm_partition
+  where wm.wm_order is null
+     or landed.raw_order > wm.wm_order
+     {#- A row without an order value cannot be watermarked: it is quarantined once (missing_raw_order)
+         and recognised on later runs by its content, so re-runs add nothing. -#}
+     or (landed.raw_order is null and not exists (
+           select 1 from {{ this }} as seen
+           where seen.raw_ref.order is null
+             and seen.raw_value <=> landed.raw_value
+             and seen.raw_key <=> landed.raw_key))
+  {%- endif %}
+{%- endmacro %}
+
+{#- The order column as decimal(38,0): timestamps as epoch microseconds, dates as epoch days,
+    numbers (or numeric strings) as they are. -#}
+{% macro _raw_order_expr(relation, column_name, format) -%}
+  {%- set data_type = 'bigint' -%}
+  {%- if execute -%}
+    {%- set found = [] -%}
+    {%- for col in adapter.get_columns_in_relation(relation) -%}
+      {%- if col.name | lower == column_name | lower -%}{%- do found.append(col.data_type | lower) -%}{%- endif -%}
+    {%- endfor -%}
+    {%- if not found -%}
+      {% set msg %}
+spark_cdc: order column '{{ column_name }}' not found in raw relation {{ relation }} (format {{ format }}).
+Set var('spark_cdc').formats.{{ format }}.order_column to a column that orders the landed messages (for example a Kafka offset or an ingestion timestamp).
+      {% endset %}
+      {{ exceptions.raise_compiler_error(msg | trim) }}
+    {%- endif -%}
+    {%- set data_type = found[0] -%}
+  {%- endif -%}
+  {%- set col = 'r.' ~ adapter.quote(column_name) -%}
+  {%- if data_type.startswith('timestamp') -%}
+    cast(unix_micros(cast({{ col }} as timestamp)) as decimal(38,0))
+  {%- elif data_type == 'date' -%}
+    cast(unix_date({{ col }}) as decimal(38,0))
+  {%- else -%}
+    try_cast({{ col }} as decimal(38,0))
+  {%- endif -%}
+{%- endmacro %}

@@ -1,0 +1,50 @@
+{#- The body of a staging model: unstaged raw rows of `format`, parsed into one row per raw record
+    (record_status change | quarantined | skipped), with lineage and the load timestamp. -#}
+{% macro stage_changes(format) -%}
+  {{ return(adapter.dispatch('stage_changes', 'spark_cdc')(format)) }}
+{%- endmacro %}
+
+{% macro default__stage_changes(format) -%}
+  {%- set parsers = {'debezium': spark_cdc.parse_debezium} -%}
+  {%- if format not in parsers -%}
+    {{ exceptions.raise_compiler_error("spark_cdc: no parser for format '" ~ format ~ "'. Known: " ~ (parsers.keys() | list | join(', '))) }}
+  {%- endif -%}
+  {%- set relation = spark_cdc.raw_relation(format) -%}
+select
+  cdc_format,
+  source_table,
+  op,
+  op_raw,
+  key,
+  after,
+  before,
+  present_columns,
+  changed_columns,
+  seq,
+  commit_ts,
+  emitted_at,
+  tx_id,
+  is_snapshot,
+  type_hints,
+  named_struct(
+    'relation', {{ spark_cdc._sql_string(relation | string) }},
+    'partition', raw_partition,
+    'order', raw_order,
+    'fragment_count', 1
+  ) as raw_ref,
+  ingested_at,
+  current_timestamp() as cdc_loaded_at,
+  record_status,
+  reason_code,
+  reason_detail,
+  {#- Raw text is kept only where a person must look at it (quarantine) or where it identifies a row
+      that has no order value; applied changes keep their parsed images instead. -#}
+  case when record_status = 'quarantined' or raw_order is null then raw_value end as raw_value,
+  case when record_status = 'quarantined' or raw_order is null then raw_key end as raw_key
+from (
+  with raw_messages as (
+    {{ spark_cdc.raw_messages(format) }}
+  ),
+  {{ parsers[format]('raw_messages') }}
+) as parsed
+{%- endmacro %}

@@ -1,0 +1,61 @@
+"""Run dbt-spark Python models in-process on the SparkSession that dbt-spark's ``session`` method uses.
+
+dbt-spark ships submission helpers for Databricks only. With ``submission_method: session`` the
+compiled model code is executed here, in the dbt process, with ``spark`` bound to the same
+SparkSession the SQL models run on, so temporary views, UDFs and the Hive metastore are shared.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+SUBMISSION_METHOD = "session"
+
+
+def ensure_python_workers_env() -> None:
+    """Point Spark's Python workers at this interpreter unless the user chose one.
+
+    Without it, workers start ``python3`` from PATH, which lacks this environment's packages
+    (Arrow UDFs then fail with "No module named 'pyarrow'").
+    """
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
+
+def get_session(server_side_parameters: dict[str, Any] | None = None) -> Any:
+    """The SparkSession dbt-spark's session method uses, built exactly as dbt-spark builds it."""
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.enableHiveSupport()
+    for key, value in (server_side_parameters or {}).items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+def prepare_session(spark: Any) -> Any:
+    """Register the package's UDFs on ``spark`` (once) and return it."""
+    from dbt_spark_cdc.udfs import register_udfs
+
+    register_udfs(spark)
+    return spark
+
+
+class SessionPythonJobHelper:
+    """A dbt ``PythonJobHelper`` that executes the compiled model in the current SparkSession."""
+
+    def __init__(self, parsed_model: dict[str, Any], credentials: Any) -> None:
+        self.parsed_model = parsed_model
+        self.credentials = credentials
+
+    @property
+    def _model_name(self) -> str:
+        return str(self.parsed_model.get("alias") or self.parsed_model.get("name") or "python_model")
+
+    def submit(self, compiled_code: str) -> None:
+        params = getattr(self.credentials, "server_side_parameters", None) or {}
+        spark = prepare_session(get_session(params))
+        # compiled_code is the user's own model file plus dbt's generated wrapper, never message data.
+        code = compile(compiled_code, f"<dbt python model {self._model_name}>", "exec")
+        namespace: dict[str, Any] = {"spark": spark, "__name__": f"dbt_model_{self._model_name}"}
+        exec(code, namespace)

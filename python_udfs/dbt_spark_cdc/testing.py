@@ -1,0 +1,125 @@
+"""Helpers for tests and demos: land CDC messages in a raw table the way a Kafka sink would.
+
+Message text is passed to Spark as DataFrame data, never spliced into SQL.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+RAW_TABLE_DDL = (
+    "(`partition` int, `offset` bigint, `key` string, `value` string, `ingested_at` timestamp)"
+)
+
+
+@dataclass(frozen=True)
+class RawMessage:
+    """One landed message: Kafka-style value and optional key."""
+
+    value: str | None
+    key: str | None = None
+
+
+def _quote(identifier: str) -> str:
+    return "`" + identifier.replace("`", "``") + "`"
+
+
+def qualified(schema: str, table: str) -> str:
+    """A backtick-quoted ``schema.table`` name."""
+    return f"{_quote(schema)}.{_quote(table)}"
+
+
+def read_jsonl_messages(path: str) -> list[str]:
+    """Non-empty lines of a JSON-lines file (one message per line), unparsed."""
+    with open(path, encoding="utf-8") as handle:
+        return [line.rstrip("\n") for line in handle if line.strip()]
+
+
+def land_messages(
+    spark: Any,
+    schema: str,
+    table: str,
+    messages: Iterable[RawMessage | str | None],
+    *,
+    partition: int = 0,
+) -> int:
+    """Append ``messages`` to raw table ``schema.table`` (created if missing); returns rows landed.
+
+    Offsets continue after the highest offset already landed in ``partition``, as Kafka's would.
+    """
+    from pyspark.sql.types import (
+        IntegerType,
+        LongType,
+        StringType,
+        StructField,
+        StructType,
+        TimestampType,
+    )
+
+    name = qualified(schema, table)
+    spark.sql(f"create database if not exists {_quote(schema)}")
+    spark.sql(f"create table if not exists {name} {RAW_TABLE_DDL} using parquet")
+    last = spark.sql(f"select max(`offset`) from {name} where `partition` = {int(partition)}").first()[0]
+    next_offset = 0 if last is None else int(last) + 1
+    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    rows: list[Sequence[Any]] = []
+    for i, msg in enumerate(messages):
+        raw = msg if isinstance(msg, RawMessage) else RawMessage(value=msg)
+        rows.append((int(partition), next_offset + i, raw.key, raw.value, now))
+    if not rows:
+        return 0
+    schema_type = StructType(
+        [
+            StructField("partition", IntegerType()),
+            StructField("offset", LongType()),
+            StructField("key", StringType()),
+            StructField("value", StringType()),
+            StructField("ingested_at", TimestampType()),
+        ]
+    )
+    spark.createDataFrame(rows, schema_type).write.insertInto(name)
+    return len(rows)
+
+
+class DbtProject:
+    """A dbt project driven in-process through ``dbtRunner``, sharing one SparkSession.
+
+    dbt-spark's session method creates the SparkSession from the profile on its first query; this
+    class lets dbt do that (``dbt debug`` runs ``select 1``) and then works on the same session, so
+    Spark settings live in one place, the profile.
+    """
+
+    def __init__(self, project_dir: str, profiles_dir: str | None = None) -> None:
+        self.project_dir = project_dir
+        self.profiles_dir = profiles_dir or project_dir
+        self._spark: Any = None
+
+    def dbt(self, *args: str, expect_success: bool = True) -> Any:
+        """Run one dbt command; raises AssertionError when its success differs from expected."""
+        from dbt.cli.main import dbtRunner
+
+        argv = [*args, "--project-dir", self.project_dir, "--profiles-dir", self.profiles_dir]
+        result = dbtRunner().invoke(argv)
+        if result.success != expect_success:
+            detail = result.exception or [
+                (r.node.name, r.status, r.message) for r in (result.result or []) if hasattr(r, "node")
+            ]
+            raise AssertionError(f"dbt {' '.join(args)}: success={result.success}; {detail}")
+        return result
+
+    @property
+    def spark(self) -> Any:
+        """The SparkSession dbt-spark uses (started through dbt on first access)."""
+        if self._spark is None:
+            self.dbt("debug")
+            from pyspark.sql import SparkSession
+
+            self._spark = SparkSession.builder.getOrCreate()
+        return self._spark
+
+    def rows(self, sql: str) -> list[dict[str, Any]]:
+        """Result of ``sql`` as a list of dicts (recursively for structs)."""
+        return [r.asDict(recursive=True) for r in self.spark.sql(sql).collect()]

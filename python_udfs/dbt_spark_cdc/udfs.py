@@ -1,0 +1,103 @@
+"""The UDFs that spark_cdc registers in the Spark session, callable from SQL and Python models.
+
+Every UDF is a vectorised (Arrow) pandas UDF: measured on this stack, per-row pickled UDFs were
+1.6-1.8x slower. The functions are shipped to executors *by value* (cloudpickle), so a cluster whose
+workers do not have ``dbt-spark-cdc`` installed still runs them; only pandas and pyarrow, which
+PySpark itself needs for Arrow UDFs, must be present on the workers.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+# pandas at module level: PySpark resolves the UDFs' type hints (pd.Series) at registration time.
+# This module is imported only when UDFs are registered, never by `import dbt_spark_cdc`.
+import pandas as pd
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+REGISTERED_MARKER = "_spark_cdc_udfs_registered"
+_lock = threading.Lock()
+
+
+def _crc32c_series(texts: pd.Series) -> pd.Series:
+    from dbt_spark_cdc.checksums import crc32c_function
+
+    fn = crc32c_function()
+    values = [None if t is None else fn(t.encode("utf-8")) for t in texts]
+    return pd.Series(values, dtype="Int64")
+
+
+def _decode_connect_decimal_series(encoded: pd.Series, scales: pd.Series) -> pd.Series:
+    from dbt_spark_cdc.decoders import decode_connect_decimal
+
+    values = [
+        decode_connect_decimal(e, None if s is None or pd.isna(s) else int(s))
+        for e, s in zip(encoded, scales, strict=True)
+    ]
+    return pd.Series(values, dtype="object")
+
+
+def _version_series(dummy: pd.Series) -> pd.Series:
+    from dbt_spark_cdc import __version__
+
+    return pd.Series([__version__] * len(dummy), dtype="object")
+
+
+@dataclass(frozen=True)
+class UdfSpec:
+    """One SQL-callable function: its SQL name, Python implementation and Spark return type."""
+
+    name: str
+    func: Callable[..., Any]
+    return_type: str
+    doc: str
+
+
+UDFS: tuple[UdfSpec, ...] = (
+    UdfSpec(
+        "spark_cdc_crc32c",
+        _crc32c_series,
+        "bigint",
+        "spark_cdc_crc32c(text string) -> bigint: CRC32C of the UTF-8 bytes of text (null for null).",
+    ),
+    UdfSpec(
+        "spark_cdc_decode_connect_decimal",
+        _decode_connect_decimal_series,
+        "string",
+        "spark_cdc_decode_connect_decimal(base64 string, scale int) -> string: exact decimal text of a "
+        "Kafka Connect Decimal (base64 big-endian unscaled bytes); null when undecodable or wider "
+        "than 38 digits.",
+    ),
+    UdfSpec(
+        "spark_cdc_version",
+        _version_series,
+        "string",
+        "spark_cdc_version(any) -> string: version of dbt-spark-cdc that registered the UDFs.",
+    ),
+)
+
+
+def _ship_by_value() -> None:
+    from pyspark import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules["dbt_spark_cdc"])
+
+
+def register_udfs(spark: SparkSession, *, force: bool = False) -> list[str]:
+    """Register every spark_cdc UDF in ``spark`` (idempotent per session); returns their names."""
+    with _lock:
+        if getattr(spark, REGISTERED_MARKER, False) and not force:
+            return [u.name for u in UDFS]
+        from pyspark.sql.functions import pandas_udf
+
+        _ship_by_value()
+        for spec in UDFS:
+            spark.udf.register(spec.name, pandas_udf(spec.func, spec.return_type))  # type: ignore[call-overload]
+        setattr(spark, REGISTERED_MARKER, True)
+        return [u.name for u in UDFS]
