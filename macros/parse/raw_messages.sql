@@ -27,10 +27,10 @@
     group by raw_ref.partition
   ) as wm
     on landed.raw_partition <=> wm.wm_partition
+  {#- A row without an order value cannot be watermarked: it is staged once and recognised on later
+      runs by its content, so re-runs add nothing. #}
   where wm.wm_order is null
      or landed.raw_order > wm.wm_order
-     {#- A row without an order value cannot be watermarked: it is quarantined once (missing_raw_order)
-         and recognised on later runs by its content, so re-runs add nothing. -#}
      or (landed.raw_order is null and not exists (
            select 1 from {{ this }} as seen
            where seen.raw_ref.order is null

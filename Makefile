@@ -1,0 +1,39 @@
+# spark_cdc: the two commands of the README are the contract.
+#   make demo  fresh machine -> .venv, install, dbt build of the demo on embedded Spark, summary
+#   make test  same set-up, then lint, types and every test
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+export SPARK_CDC_HOME ?= $(CURDIR)/.spark
+# Spark's Python workers must run this venv's interpreter (pyarrow, pandas, the UDFs).
+export PYSPARK_PYTHON ?= $(CURDIR)/$(BIN)/python
+
+.PHONY: demo test lint unit integration clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	cd integration_tests && ../$(BIN)/python scripts/demo.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check python_udfs tests integration_tests/scripts
+	$(BIN)/ruff format --check python_udfs tests integration_tests/scripts
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest tests/unit -q
+
+integration: $(STAMP)
+	$(BIN)/pytest tests/integration -q
+
+test: $(STAMP) lint
+	$(BIN)/pytest tests -q
+
+clean:
+	rm -rf $(VENV) .spark integration_tests/target integration_tests/dbt_packages integration_tests/logs

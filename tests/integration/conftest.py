@@ -1,0 +1,39 @@
+"""One Spark JVM per pytest process: dbt runs in-process (dbtRunner) and every test shares the
+SparkSession dbt-spark created from integration_tests/profiles.yml; each test gets its own schemas."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dbt_spark_cdc.testing import DbtProject
+
+ROOT = Path(__file__).resolve().parents[2]
+PROJECT_DIR = ROOT / "integration_tests"
+
+
+@pytest.fixture(scope="session")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbtProject]:
+    home = os.environ.get("SPARK_CDC_TEST_HOME") or str(tmp_path_factory.mktemp("spark_cdc_home"))
+    os.environ["SPARK_CDC_HOME"] = home
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ["SPARK_CDC_SCHEMA"] = "it_setup"
+    proj = DbtProject(str(PROJECT_DIR))
+    proj.dbt("deps", "--quiet")
+    _ = proj.spark
+    yield proj
+
+
+@pytest.fixture
+def schema(project: DbtProject, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A fresh target schema (and its `<schema>_raw` landing schema) for one test."""
+    name = "it_" + re.sub(r"[^a-z0-9_]", "_", request.node.name.lower())[:50]
+    monkeypatch.setenv("SPARK_CDC_SCHEMA", name)
+    for db in (name, f"{name}_raw"):
+        project.spark.sql(f"drop database if exists `{db}` cascade")
+    return name
