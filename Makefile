@@ -9,6 +9,8 @@ STAMP := $(VENV)/.installed
 export SPARK_CDC_HOME ?= $(CURDIR)/.spark
 # Spark's Python workers must run this venv's interpreter (pyarrow, pandas, the UDFs).
 export PYSPARK_PYTHON ?= $(CURDIR)/$(BIN)/python
+# Keep the embedded Spark on loopback (otherwise it binds to the first non-loopback interface).
+export SPARK_LOCAL_IP ?= 127.0.0.1
 
 .PHONY: demo test lint unit integration clean
 
