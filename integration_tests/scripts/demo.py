@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from dbt_spark_cdc.testing import DbtProject, land_messages, qualified, read_jsonl_messages
+from dbt_spark_cdc.testing import FORMATS, DbtProject, land_messages, qualified, read_jsonl_messages
 
 HERE = Path(__file__).resolve().parent.parent
 CORPUS = HERE / "data" / "debezium_postgres" / "flink"
@@ -29,6 +29,8 @@ def main() -> int:
         spark.sql(f"drop database if exists `{name}` cascade")
     messages = read_jsonl_messages(str(CORPUS / "debezium-postgres-data-schema-include.txt"))
     landed = land_messages(spark, raw_schema, "debezium", messages)
+    for fmt in FORMATS:
+        land_messages(spark, raw_schema, fmt, [])
     project.dbt("build")
     built = time.monotonic()
 
@@ -36,7 +38,9 @@ def main() -> int:
     print("spark_cdc demo summary")
     print("======================")
     print(f"raw messages landed in {qualified(raw_schema, 'debezium')}: {landed}")
-    props = {r["key"]: r["value"] for r in project.rows(f"show tblproperties {qualified(schema, 'products')}")}
+    props = {
+        r["key"]: r["value"] for r in project.rows(f"show tblproperties {qualified(schema, 'products')}")
+    }
     quarantined = project.rows(
         f"select reason_code, count(*) as n from {qualified(schema, 'cdc_quarantine')} group by 1 order by 1"
     )
@@ -53,7 +57,9 @@ def main() -> int:
     print("skipped:     " + (", ".join(f"{r['reason_code']}={r['n']}" for r in skipped) or "none"))
     print(f"time: Spark start {jvm_ready - started:.1f}s, dbt build {built - jvm_ready:.1f}s")
     print()
-    for row in project.rows(f"select id, name, description, weight from {qualified(schema, 'products')} order by id"):
+    for row in project.rows(
+        f"select id, name, description, weight from {qualified(schema, 'products')} order by id"
+    ):
         print(f"  {row['id']:>4}  {row['name']:<20} {row['description']:<58} {row['weight']}")
     return 0
 

@@ -1,10 +1,11 @@
 {#- The changes a CDC target consumes in this run: rows of its input relation (the model's SQL or
-    Python output, shaped like cdc_changes) for its source table, loaded after `consumed_through`. -#}
-{% macro cdc_batch_sql(input_relation, source_table, consumed_through) -%}
-  {{ return(adapter.dispatch('cdc_batch_sql', 'spark_cdc')(input_relation, source_table, consumed_through)) }}
+    Python output, shaped like cdc_changes) for its format and source table, loaded after
+    `consumed_through`. -#}
+{% macro cdc_batch_sql(input_relation, source_table, consumed_through, cdc_format=none) -%}
+  {{ return(adapter.dispatch('cdc_batch_sql', 'spark_cdc')(input_relation, source_table, consumed_through, cdc_format)) }}
 {%- endmacro %}
 
-{% macro default__cdc_batch_sql(input_relation, source_table, consumed_through) -%}
+{% macro default__cdc_batch_sql(input_relation, source_table, consumed_through, cdc_format=none) -%}
 select
   key as _k,
   seq as _seq,
@@ -14,11 +15,15 @@ select
   after as _after,
   before as _before,
   present_columns as _present,
+  type_hints as _hints,
   commit_ts as _commit_ts,
   cdc_loaded_at as _loaded_at
 from {{ input_relation }}
 where op in ('insert', 'update', 'upsert', 'snapshot', 'delete', 'truncate')
   and (key is not null or op = 'truncate')
+  {%- if cdc_format %}
+  and cdc_format = {{ spark_cdc._sql_string(cdc_format) }}
+  {%- endif %}
   {%- if source_table %}
   and source_table = {{ spark_cdc._sql_string(source_table) }}
   {%- endif %}

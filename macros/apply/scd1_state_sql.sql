@@ -108,12 +108,14 @@ folded as (
     _k,
     max_by(_op, struct(_ord, _arrival)) as _op,
     max_by(_seq, struct(_ord, _arrival)) as _seq,
+    max_by(_hints, struct(_ord, _arrival)) as _key_hints,
     max(_ord) as _ord,
     max_by(_commit_ts, struct(_ord, _arrival)) as _commit_ts,
     max(_last_delete) is not null as _had_delete
     {%- for c in columns if c.name not in key_columns %},
     max_by(
-      named_struct('v', try_element_at(_img, {{ spark_cdc._sql_string(c.name) }})),
+      named_struct('v', try_element_at(_img, {{ spark_cdc._sql_string(c.name) }}),
+                   'h', try_element_at(_hints, {{ spark_cdc._sql_string(c.name) }})),
       case when (_op = 'delete' and coalesce(map_contains_key(_img, {{ spark_cdc._sql_string(c.name) }}), false))
              or (_op != 'delete' and (_present is null or array_contains(_present, {{ spark_cdc._sql_string(c.name) }})))
            then struct(_ord, _arrival) end
@@ -128,11 +130,16 @@ merged as (
     coalesce(f._k, o._cdc_key) as _cdc_key,
     {%- for c in columns %}
     {%- if c.name in key_columns %}
-    {{ spark_cdc.decode_value("try_element_at(from_json(coalesce(f._k, o._cdc_key), 'map<string, string>'), " ~ spark_cdc._sql_string(c.name) ~ ")", c.data_type, none, cdc_format) }} as {{ q(c.name) }},
+    {#- A key column is decoded from the canonical key when the key changes in this batch; otherwise
+        the stored value stands (its type hint came with the change that wrote it). #}
+    case
+      when f._k is null then o.{{ q(c.name) }}
+      else {{ spark_cdc.decode_value("try_element_at(from_json(f._k, 'map<string, string>'), " ~ spark_cdc._sql_string(c.name) ~ ")", c.data_type, 'try_element_at(f._key_hints, ' ~ spark_cdc._sql_string(c.name) ~ ')', cdc_format) }}
+    end as {{ q(c.name) }},
     {%- else %}
     case
       when f._k is null then o.{{ q(c.name) }}
-      when f.{{ q(c.name ~ '__new') }} is not null then {{ spark_cdc.decode_value('f.' ~ q(c.name ~ '__new') ~ '.v', c.data_type, none, cdc_format) }}
+      when f.{{ q(c.name ~ '__new') }} is not null then {{ spark_cdc.decode_value('f.' ~ q(c.name ~ '__new') ~ '.v', c.data_type, 'f.' ~ q(c.name ~ '__new') ~ '.h', cdc_format) }}
       when f._had_delete or coalesce(o._cdc_deleted, false) then null
       else o.{{ q(c.name) }}
     end as {{ q(c.name) }},

@@ -22,16 +22,32 @@
       'partition_column': none,
       'ingested_at_column': none,
   } -%}
-  {%- set debezium = spark_cdc._deep_merge(raw_defaults, {
-      'unavailable_value_placeholder': '__debezium_unavailable_value',
-  }) -%}
+  {#- Each format's own options; the keys a format reads are documented in README, Configuration. -#}
+  {%- set format_options = {
+      'debezium': {
+          'unavailable_value_placeholder': '__debezium_unavailable_value',
+      },
+      'aurora_dsql': {
+          'incomplete_chunk_max_age_hours': 24,
+      },
+      'qlik_replicate': {
+          'source_table': none,
+          'max_mask_hex_digits': 4096,
+      },
+      'ydb': {
+          'source_table': none,
+      },
+      'cockroachdb': {},
+  } -%}
+  {%- set formats = {} -%}
+  {%- for name, options in format_options.items() -%}
+    {%- do formats.update({name: spark_cdc._deep_merge(raw_defaults, options)}) -%}
+  {%- endfor -%}
   {{ return({
       'file_format': 'parquet',
       'python_submission_method': 'session',
       'max_payload_bytes': 16777216,
-      'formats': {
-          'debezium': debezium,
-      },
+      'formats': formats,
       'tables': {},
   }) }}
 {%- endmacro %}

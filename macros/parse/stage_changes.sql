@@ -5,7 +5,13 @@
 {%- endmacro %}
 
 {% macro default__stage_changes(format) -%}
-  {%- set parsers = {'debezium': spark_cdc.parse_debezium} -%}
+  {%- set parsers = {
+      'debezium': spark_cdc.parse_debezium,
+      'aurora_dsql': spark_cdc.parse_aurora_dsql,
+      'qlik_replicate': spark_cdc.parse_qlik_replicate,
+      'ydb': spark_cdc.parse_ydb,
+      'cockroachdb': spark_cdc.parse_cockroachdb,
+  } -%}
   {%- if format not in parsers -%}
     {{ exceptions.raise_compiler_error("spark_cdc: no parser for format '" ~ format ~ "'. Known: " ~ (parsers.keys() | list | join(', '))) }}
   {%- endif -%}

@@ -1,13 +1,31 @@
-{#- Union of the enabled staging models' rows with `record_status`, projecting `columns`. -#}
+{#- Union of the enabled formats' staged rows with `record_status`, projecting `columns`. -#}
 {% macro union_staged(record_status, columns) -%}
   {{ return(adapter.dispatch('union_staged', 'spark_cdc')(record_status, columns)) }}
 {%- endmacro %}
 
 {% macro default__union_staged(record_status, columns) -%}
-  {%- for format in spark_cdc.enabled_formats() %}
+  {%- set relations = [] -%}
+  {%- for format in spark_cdc.enabled_formats() -%}
+    {%- for model_name in spark_cdc.format_staging_models(format) -%}
+      {%- do relations.append(ref(model_name)) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- for relation in relations %}
 select {{ columns | join(', ') }}
-from {{ ref('stg_cdc__' ~ format) }}
+from {{ relation }}
 where record_status = {{ spark_cdc._sql_string(record_status) }}
     {% if not loop.last %}union all{% endif %}
   {%- endfor %}
+{%- endmacro %}
+
+{#- The staging models whose rows a format contributes to the canonical stream (all shaped like
+    stg_cdc__debezium). Most formats have one; a format that reassembles records across runs adds
+    the model that emits them. -#}
+{% macro format_staging_models(format) -%}
+  {{ return(adapter.dispatch('format_staging_models', 'spark_cdc')(format)) }}
+{%- endmacro %}
+
+{% macro default__format_staging_models(format) -%}
+  {%- set extra = {} -%}
+  {{ return(['stg_cdc__' ~ format] + extra.get(format, [])) }}
 {%- endmacro %}

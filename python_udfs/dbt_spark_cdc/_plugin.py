@@ -9,6 +9,7 @@ UDFs are registered inside dbt-spark's own cursor, right after it has obtained i
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any
 
 _PATCHED_MARKER = "_spark_cdc_patched"
@@ -25,13 +26,15 @@ def _patch_dbt_spark() -> bool:
     from dbt_spark_cdc.session import SUBMISSION_METHOD, SessionPythonJobHelper, get_session, prepare_session
 
     if not getattr(SparkAdapter, _PATCHED_MARKER, False):
-        original_helpers = SparkAdapter.python_submission_helpers
+        # The property object itself (class attribute access would give mypy the getter's signature).
+        original_helpers = inspect.getattr_static(SparkAdapter, "python_submission_helpers")
 
         def python_submission_helpers(self: Any) -> dict[str, Any]:
-            helpers = dict(original_helpers.fget(self))  # type: ignore[attr-defined]
+            helpers = dict(original_helpers.fget(self))
             helpers.setdefault(SUBMISSION_METHOD, SessionPythonJobHelper)
             return helpers
 
+        # Replacing the read-only property is the point of the patch; mypy sees it as a method.
         SparkAdapter.python_submission_helpers = property(python_submission_helpers)  # type: ignore[method-assign,assignment]
         setattr(SparkAdapter, _PATCHED_MARKER, True)
 
@@ -44,7 +47,7 @@ def _patch_dbt_spark() -> bool:
             prepare_session(get_session(self.server_side_parameters))
             original_execute(self, sql, *parameters)
 
-        Cursor.execute = execute  # type: ignore[method-assign]
+        Cursor.execute = execute  # type: ignore[method-assign]  # deliberate monkey-patch of dbt-spark
         setattr(Cursor, _PATCHED_MARKER, True)
     return True
 
@@ -65,7 +68,7 @@ def plugin_classes() -> list[type]:
     except ImportError:
         return []
 
-    class SparkCdcPlugin(dbtPlugin):  # type: ignore[misc]
+    class SparkCdcPlugin(dbtPlugin):
         """spark_cdc's dbt plugin (see module docstring)."""
 
         def initialize(self) -> None:

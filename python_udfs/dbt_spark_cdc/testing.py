@@ -10,9 +10,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-RAW_TABLE_DDL = (
-    "(`partition` int, `offset` bigint, `key` string, `value` string, `ingested_at` timestamp)"
-)
+#: The envelope formats spark_cdc reads, by their names in var('spark_cdc').formats.
+FORMATS = ("debezium", "aurora_dsql", "qlik_replicate", "ydb", "cockroachdb")
+
+RAW_TABLE_DDL = "(`partition` int, `offset` bigint, `key` string, `value` string, `ingested_at` timestamp)"
 
 
 @dataclass(frozen=True)
@@ -33,9 +34,13 @@ def qualified(schema: str, table: str) -> str:
 
 
 def read_jsonl_messages(path: str) -> list[str]:
-    """Non-empty lines of a JSON-lines file (one message per line), unparsed."""
-    with open(path, encoding="utf-8") as handle:
-        return [line.rstrip("\n") for line in handle if line.strip()]
+    """Non-blank lines of a JSON-lines file (one message per line), unparsed and unaltered.
+
+    Only LF (or CR LF) ends a line: a lone CR inside a message is message content, which
+    universal-newline reading would turn into a line break, splitting the message in two.
+    """
+    with open(path, encoding="utf-8", newline="\n") as handle:
+        return [line.removesuffix("\n").removesuffix("\r") for line in handle if line.strip()]
 
 
 def land_messages(
@@ -99,14 +104,17 @@ class DbtProject:
 
     def dbt(self, *args: str, expect_success: bool = True) -> Any:
         """Run one dbt command; raises AssertionError when its success differs from expected."""
+        from dbt.artifacts.schemas.run import RunExecutionResult
         from dbt.cli.main import dbtRunner
 
         argv = [*args, "--project-dir", self.project_dir, "--profiles-dir", self.profiles_dir]
         result = dbtRunner().invoke(argv)
         if result.success != expect_success:
-            detail = result.exception or [
-                (r.node.name, r.status, r.message) for r in (result.result or []) if hasattr(r, "node")
-            ]
+            # Only node-running commands return per-node results; debug returns a bool, parse a
+            # Manifest, docs generate a CatalogArtifact (none of which are iterable).
+            outcome = result.result
+            node_results = outcome.results if isinstance(outcome, RunExecutionResult) else []
+            detail = result.exception or [(r.node.name, r.status, r.message) for r in node_results]
             raise AssertionError(f"dbt {' '.join(args)}: success={result.success}; {detail}")
         return result
 

@@ -12,11 +12,19 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 # pandas at module level: PySpark resolves the UDFs' type hints (pd.Series) at registration time.
 # This module is imported only when UDFs are registered, never by `import dbt_spark_cdc`.
 import pandas as pd
+
+# Referenced as module globals (never imported inside a UDF body): with the package registered for
+# pickling by value, cloudpickle ships these functions' code along with the UDFs, so executors never
+# import dbt_spark_cdc.
+from dbt_spark_cdc import __version__ as _version
+from dbt_spark_cdc.checksums import crc32c_function
+from dbt_spark_cdc.decoders import decode_connect_decimal
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -26,16 +34,12 @@ _lock = threading.Lock()
 
 
 def _crc32c_series(texts: pd.Series) -> pd.Series:
-    from dbt_spark_cdc.checksums import crc32c_function
-
     fn = crc32c_function()
     values = [None if t is None else fn(t.encode("utf-8")) for t in texts]
     return pd.Series(values, dtype="Int64")
 
 
 def _decode_connect_decimal_series(encoded: pd.Series, scales: pd.Series) -> pd.Series:
-    from dbt_spark_cdc.decoders import decode_connect_decimal
-
     values = [
         decode_connect_decimal(e, None if s is None or pd.isna(s) else int(s))
         for e, s in zip(encoded, scales, strict=True)
@@ -44,9 +48,7 @@ def _decode_connect_decimal_series(encoded: pd.Series, scales: pd.Series) -> pd.
 
 
 def _version_series(dummy: pd.Series) -> pd.Series:
-    from dbt_spark_cdc import __version__
-
-    return pd.Series([__version__] * len(dummy), dtype="object")
+    return pd.Series([_version] * len(dummy), dtype="object")
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,9 @@ UDFS: tuple[UdfSpec, ...] = (
 def _ship_by_value() -> None:
     from pyspark import cloudpickle
 
-    cloudpickle.register_pickle_by_value(sys.modules["dbt_spark_cdc"])
+    # PySpark's vendored cloudpickle has no annotations; this states the signature we rely on.
+    register_pickle_by_value: Callable[[ModuleType], None] = cloudpickle.register_pickle_by_value
+    register_pickle_by_value(sys.modules["dbt_spark_cdc"])
 
 
 def register_udfs(spark: SparkSession, *, force: bool = False) -> list[str]:
@@ -94,10 +98,13 @@ def register_udfs(spark: SparkSession, *, force: bool = False) -> list[str]:
     with _lock:
         if getattr(spark, REGISTERED_MARKER, False) and not force:
             return [u.name for u in UDFS]
-        from pyspark.sql.functions import pandas_udf
+        # The defining module: pyspark.sql.functions re-exports it implicitly, invisible to mypy.
+        from pyspark.sql.pandas.functions import pandas_udf
 
         _ship_by_value()
         for spec in UDFS:
-            spark.udf.register(spec.name, pandas_udf(spec.func, spec.return_type))  # type: ignore[call-overload]
+            # UdfSpec.func is Callable[..., Any]; pandas_udf's overloads want each exact pandas signature.
+            udf = pandas_udf(spec.func, spec.return_type)  # type: ignore[call-overload]
+            spark.udf.register(spec.name, udf)
         setattr(spark, REGISTERED_MARKER, True)
         return [u.name for u in UDFS]

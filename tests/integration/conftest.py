@@ -10,8 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from dbt_spark_cdc.testing import DbtProject
+from dbt_spark_cdc.testing import FORMATS, DbtProject, land_messages
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT_DIR = ROOT / "integration_tests"
@@ -21,12 +20,27 @@ PROJECT_DIR = ROOT / "integration_tests"
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbtProject]:
     home = os.environ.get("SPARK_CDC_TEST_HOME") or str(tmp_path_factory.mktemp("spark_cdc_home"))
     os.environ["SPARK_CDC_HOME"] = home
+    # dbt's target/ and logs/ per pytest process, so concurrent runs never share partial-parse state.
+    os.environ.setdefault("DBT_TARGET_PATH", os.path.join(home, "target"))
+    os.environ.setdefault("DBT_LOG_PATH", os.path.join(home, "logs"))
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ["SPARK_CDC_SCHEMA"] = "it_setup"
     proj = DbtProject(str(PROJECT_DIR))
     proj.dbt("deps", "--quiet")
     _ = proj.spark
     yield proj
+
+
+@pytest.fixture(autouse=True)
+def only_module_format(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test module named after a format (test_ydb.py, test_debezium_types.py) builds only that
+    format's models: SPARK_CDC_IT_FORMATS narrows the formats integration_tests enables."""
+    module = request.path.stem
+    matching = [fmt for fmt in FORMATS if module.startswith(f"test_{fmt}")]
+    if matching:
+        monkeypatch.setenv("SPARK_CDC_IT_FORMATS", " ".join(matching))
+    else:
+        monkeypatch.delenv("SPARK_CDC_IT_FORMATS", raising=False)
 
 
 @pytest.fixture
@@ -36,4 +50,7 @@ def schema(project: DbtProject, request: pytest.FixtureRequest, monkeypatch: pyt
     monkeypatch.setenv("SPARK_CDC_SCHEMA", name)
     for db in (name, f"{name}_raw"):
         project.spark.sql(f"drop database if exists `{db}` cascade")
+    # Every enabled format's landing table exists (empty) so any test can build the whole project.
+    for fmt in FORMATS:
+        land_messages(project.spark, f"{name}_raw", fmt, [])
     return name

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from dbt_spark_cdc.testing import DbtProject, RawMessage, land_messages, read_jsonl_messages
 
 pytestmark = pytest.mark.integration
@@ -44,9 +43,18 @@ def envelope(op: str, lsn: int, after: dict[str, Any] | None, before: dict[str, 
         {
             "before": before,
             "after": after,
-            "source": {"version": "1.2.1.Final", "connector": "postgresql", "name": "fullfillment",
-                       "ts_ms": 1596010999000, "snapshot": "false", "db": "postgres",
-                       "schema": "inventory", "table": "products", "txId": 700, "lsn": lsn},
+            "source": {
+                "version": "1.2.1.Final",
+                "connector": "postgresql",
+                "name": "fullfillment",
+                "ts_ms": 1596010999000,
+                "snapshot": "false",
+                "db": "postgres",
+                "schema": "inventory",
+                "table": "products",
+                "txId": 700,
+                "lsn": lsn,
+            },
             "op": op,
             "ts_ms": 1596010999100,
         }
@@ -63,7 +71,9 @@ def test_flink_corpus_with_schema_block_gives_expected_state(project: DbtProject
     assert reasons(project, schema, "cdc_quarantine") == Counter()
     assert reasons(project, schema, "cdc_skipped") == Counter()
     changes = project.rows(f"select op, is_snapshot, seq, type_hints from `{schema}`.cdc_changes")
-    assert Counter(r["op"] for r in changes) == Counter({"snapshot": 9, "update": 4, "insert": 2, "delete": 1})
+    assert Counter(r["op"] for r in changes) == Counter(
+        {"snapshot": 9, "update": 4, "insert": 2, "delete": 1}
+    )
     assert all(r["is_snapshot"] == (r["op"] == "snapshot") for r in changes)
     assert {int(r["seq"]["s2"]) for r in changes} >= {34078720, 34133800}
     hints = changes[0]["type_hints"]
@@ -92,7 +102,7 @@ def test_shuffled_duplicated_batches_converge_and_rerun_is_a_no_op(project: DbtP
 
 def test_bad_records_are_quarantined_or_counted_and_the_run_goes_on(project: DbtProject, schema: str) -> None:
     bad: list[RawMessage | str | None] = [
-        '{"before": null, "after": {"id": 1', # truncated JSON
+        '{"before": null, "after": {"id": 1',  # truncated JSON
         envelope("x", 34200000, {"id": 101, "name": "scooter", "description": "x", "weight": 1.0}),
         None,  # Kafka tombstone after a delete
     ]
@@ -118,8 +128,9 @@ def test_delete_without_images_takes_key_from_message_key(project: DbtProject, s
     assert reasons(project, schema, "cdc_quarantine") == Counter({"missing_key": 1})
     assert {r["id"]: r["weight"] for r in products(project, schema)}[111] == pytest.approx(5.17)
 
-    key = json.dumps({"schema": {"type": "struct", "fields": [{"type": "int32", "field": "id"}]},
-                      "payload": {"id": 111}})
+    key = json.dumps(
+        {"schema": {"type": "struct", "fields": [{"type": "int32", "field": "id"}]}, "payload": {"id": 111}}
+    )
     redelivered = RawMessage(value=final_delete, key=key)
     land_messages(project.spark, f"{schema}_raw", "debezium", [redelivered])
     project.dbt(*BUILD)
@@ -149,22 +160,46 @@ def test_scd1_ignores_older_changes_and_keeps_deletes_durable(project: DbtProjec
 
 def test_unchanged_toast_column_keeps_its_value(project: DbtProject, schema: str) -> None:
     land_messages(project.spark, f"{schema}_raw", "debezium", corpus("schema-include"))
-    toast = envelope("u", 34300000, {"id": 104, "name": "mallet",
-                                     "description": "__debezium_unavailable_value", "weight": 0.7})
+    toast = envelope(
+        "u",
+        34300000,
+        {"id": 104, "name": "mallet", "description": "__debezium_unavailable_value", "weight": 0.7},
+    )
     land_messages(project.spark, f"{schema}_raw", "debezium", [toast])
     project.dbt(*BUILD)
     state = {r["id"]: r for r in products(project, schema)}
-    assert state[104] == {"id": 104, "name": "mallet", "description": "12oz carpenter's hammer", "weight": 0.7}
+    assert state[104] == {
+        "id": 104,
+        "name": "mallet",
+        "description": "12oz carpenter's hammer",
+        "weight": 0.7,
+    }
 
 
 def test_truncate_removes_older_rows_and_later_changes_apply(project: DbtProject, schema: str) -> None:
     land_messages(project.spark, f"{schema}_raw", "debezium", corpus("schema-include"))
     project.dbt(*BUILD)
-    truncate = json.dumps({"source": {"version": "1.2.1.Final", "connector": "postgresql", "ts_ms": 1596011000000,
-                                      "schema": "inventory", "table": "products", "txId": 800,
-                                      "lsn": 34400000}, "op": "t", "ts_ms": 1596011000001})
-    after = envelope("c", 34500000, {"id": 200, "name": "new", "description": "after truncate", "weight": 2.0})
-    older = envelope("c", 34350000, {"id": 201, "name": "old", "description": "before truncate", "weight": 2.0})
+    truncate = json.dumps(
+        {
+            "source": {
+                "version": "1.2.1.Final",
+                "connector": "postgresql",
+                "ts_ms": 1596011000000,
+                "schema": "inventory",
+                "table": "products",
+                "txId": 800,
+                "lsn": 34400000,
+            },
+            "op": "t",
+            "ts_ms": 1596011000001,
+        }
+    )
+    after = envelope(
+        "c", 34500000, {"id": 200, "name": "new", "description": "after truncate", "weight": 2.0}
+    )
+    older = envelope(
+        "c", 34350000, {"id": 201, "name": "old", "description": "before truncate", "weight": 2.0}
+    )
     land_messages(project.spark, f"{schema}_raw", "debezium", [after, truncate])
     project.dbt(*BUILD)
     assert [r["id"] for r in products(project, schema)] == [200]
@@ -189,7 +224,8 @@ def test_full_refresh_rebuilds_the_same_table(project: DbtProject, schema: str) 
 def test_sql_and_python_models_call_registered_udfs(project: DbtProject, schema: str) -> None:
     project.dbt("build", "--select", "udf_smoke_sql", "udf_smoke_python")
     rows = project.rows(
-        f"select * from `{schema}`.udf_smoke_sql union all select * from `{schema}`.udf_smoke_python order by caller"
+        f"select * from `{schema}`.udf_smoke_sql"
+        f" union all select * from `{schema}`.udf_smoke_python order by caller"
     )
     assert rows == [
         {"caller": "python", "crc32c_check": 3808858755, "decimal_check": "25.50"},

@@ -19,7 +19,7 @@
     partitioned by ({% for p in cfg['partition_by'] %}{{ q(p) }}{{ ', ' if not loop.last }}{% endfor %})
     {%- endif %}
     as
-    {{ spark_cdc.scd1_state_sql(batch_sql, old_relation, cfg['columns'], cfg['key_columns'], none) }}
+    {{ spark_cdc.scd1_state_sql(batch_sql, old_relation, cfg['columns'], cfg['key_columns'], cfg['cdc_format']) }}
   {%- endcall -%}
 
   {%- set counts = run_query('select count_if(not _cdc_deleted), count_if(_cdc_deleted) from ' ~ new_relation ~ " where _cdc_key != '" ~ spark_cdc._truncate_marker_key() ~ "'") -%}

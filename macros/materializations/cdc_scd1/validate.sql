@@ -59,7 +59,28 @@ Fix: use file_format='parquet' (or 'orc'); MERGE-based delta/iceberg/hudi target
     {{ exceptions.raise_compiler_error("spark_cdc: partition_by column '" ~ p ~ "' of model '" ~ model_name ~ "' is not a declared column. Fix: declare it in yml or remove it from partition_by.") }}
   {%- endfor -%}
 
+  {#- Which format's changes the target applies (and so how values are decoded). Needed only when
+      more than one format is enabled; a single enabled format is the default. -#}
+  {%- set enabled = spark_cdc.enabled_formats() -%}
+  {%- set cdc_format = config.get('cdc_format') -%}
+  {%- if cdc_format is none and enabled | length == 1 -%}
+    {%- set cdc_format = enabled[0] -%}
+  {%- elif cdc_format is none -%}
+    {% set msg %}
+spark_cdc: model '{{ model_name }}' (materialized='cdc_scd1') sets no cdc_format, and several formats are enabled ({{ enabled | join(', ') }}).
+Fix: add config(cdc_format='<format>') naming the envelope format its source_table arrives in.
+    {% endset %}
+    {{ exceptions.raise_compiler_error(msg | trim) }}
+  {%- elif cdc_format not in enabled -%}
+    {% set msg %}
+spark_cdc: model '{{ model_name }}' sets cdc_format='{{ cdc_format }}', which is not an enabled format (enabled: {{ enabled | join(', ') or 'none' }}).
+Fix: correct cdc_format, or enable the format in var('spark_cdc').formats.{{ cdc_format }}.enabled.
+    {% endset %}
+    {{ exceptions.raise_compiler_error(msg | trim) }}
+  {%- endif -%}
+
   {{ return({
+      'cdc_format': cdc_format,
       'key_columns': key_columns,
       'columns': columns,
       'source_table': config.get('source_table'),

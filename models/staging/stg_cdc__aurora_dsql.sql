@@ -1,0 +1,2 @@
+{{ config(enabled=spark_cdc.format_enabled('aurora_dsql')) }}
+{{ spark_cdc.stage_changes('aurora_dsql') }}

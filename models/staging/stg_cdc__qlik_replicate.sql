@@ -1,0 +1,2 @@
+{{ config(enabled=spark_cdc.format_enabled('qlik_replicate')) }}
+{{ spark_cdc.stage_changes('qlik_replicate') }}

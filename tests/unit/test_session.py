@@ -1,0 +1,81 @@
+"""session.py without a JVM: worker-interpreter setup and the session submission helper."""
+
+import os
+import sys
+import types
+
+import pytest
+from dbt_spark_cdc import session
+
+
+def test_sets_pyspark_python_when_unset(monkeypatch):
+    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
+    session.ensure_python_workers_env()
+    assert os.environ["PYSPARK_PYTHON"] == sys.executable
+
+
+def test_keeps_users_pyspark_python(monkeypatch):
+    monkeypatch.setenv("PYSPARK_PYTHON", "/opt/custom/bin/python3")
+    session.ensure_python_workers_env()
+    assert os.environ["PYSPARK_PYTHON"] == "/opt/custom/bin/python3"
+
+
+@pytest.mark.parametrize(
+    ("parsed_model", "expected"),
+    [
+        ({"alias": "orders_v2", "name": "orders"}, "orders_v2"),
+        ({"alias": None, "name": "orders"}, "orders"),
+        ({}, "python_model"),
+    ],
+)
+def test_model_name(parsed_model, expected):
+    assert session.SessionPythonJobHelper(parsed_model, credentials=None)._model_name == expected
+
+
+class _FakeSpark:
+    def __init__(self, params):
+        self.params = params
+        self.prepared = False
+        self.seen = []
+
+
+@pytest.fixture
+def fake_session(monkeypatch):
+    created = []
+
+    def get_session(params=None):
+        spark = _FakeSpark(params)
+        created.append(spark)
+        return spark
+
+    def prepare_session(spark):
+        spark.prepared = True
+        return spark
+
+    monkeypatch.setattr(session, "get_session", get_session)
+    monkeypatch.setattr(session, "prepare_session", prepare_session)
+    return created
+
+
+def test_submit_runs_code_with_prepared_spark(fake_session):
+    credentials = types.SimpleNamespace(server_side_parameters={"spark.master": "local[1]"})
+    helper = session.SessionPythonJobHelper({"name": "orders"}, credentials)
+    helper.submit("spark.seen.append((__name__, spark.prepared, spark.params))")
+    [spark] = fake_session
+    assert spark.seen == [("dbt_model_orders", True, {"spark.master": "local[1]"})]
+
+
+def test_submit_without_server_side_parameters(fake_session):
+    session.SessionPythonJobHelper({"name": "m"}, credentials=object()).submit("pass")
+    assert fake_session[0].params == {}
+
+
+def test_submit_errors_point_at_the_model(fake_session):
+    helper = session.SessionPythonJobHelper({"name": "orders"}, credentials=None)
+    with pytest.raises(ZeroDivisionError) as excinfo:
+        helper.submit("x = 1\ny = x / 0\n")
+    tb = excinfo.tb
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    assert tb.tb_frame.f_code.co_filename == "<dbt python model orders>"
+    assert tb.tb_lineno == 2
