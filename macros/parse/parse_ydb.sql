@@ -1,38 +1,238 @@
-{#- YDB changefeed messages (JSON and Debezium-compatible modes) -> canonical change rows plus quarantined and skipped records. Takes the name of a CTE
-    shaped like spark_cdc.raw_messages(); see parse_debezium for the output columns. Not implemented
-    yet: every record is quarantined (unknown_op), none is dropped. -#}
+{#- YDB changefeed messages (JSON and Debezium-compatible modes) -> canonical change rows plus
+    quarantined and skipped records. Takes the name of a CTE shaped like spark_cdc.raw_messages();
+    see parse_debezium for the output columns and docs/formats/ydb.md for the mapping. Each payload
+    is parsed once with one explicit schema that covers both modes. -#}
 {% macro parse_ydb(raw_cte) -%}
   {{ return(adapter.dispatch('parse_ydb', 'spark_cdc')(raw_cte)) }}
 {%- endmacro %}
 
 {% macro default__parse_ydb(raw_cte) -%}
+  {%- set settings = spark_cdc._ydb_settings() -%}
+  {%- set max_bytes = spark_cdc.get_config()['max_payload_bytes'] | int -%}
+  {%- set table_lit = spark_cdc._sql_string(settings.source_table) -%}
+  {%- set pk = settings.primary_key -%}
+  {%- set pk_sorted = pk | sort -%}
+  {#- Configured key columns, sorted (the canonical key's order); null when none are configured. -#}
+  {%- set pk_sorted_arr -%}
+    {%- if pk -%}array({% for c in pk_sorted %}{{ spark_cdc._sql_string(c) }}{{ ', ' if not loop.last }}{% endfor %})
+    {%- else -%}cast(null as array<string>){%- endif -%}
+  {%- endset -%}
+  {#- JSON mode: `key` is positional in the table's declared key order; values in sorted-name order. -#}
+  {%- set json_key_values -%}
+    {%- if pk -%}array({% for c in pk_sorted %}try_element_at(k.j.key, {{ pk.index(c) + 1 }}){{ ', ' if not loop.last }}{% endfor %})
+    {%- else -%}cast(null as array<string>){%- endif -%}
+  {%- endset -%}
+  {%- set type_hints -%}
+    {%- if settings.column_types -%}
+    map({% for c, t in settings.column_types.items() | sort %}{{ spark_cdc._sql_string(c) }}, {{ spark_cdc._sql_string(tojson({'type': t | string})) }}{{ ', ' if not loop.last }}{% endfor %})
+    {%- else -%}cast(null as map<string, string>){%- endif -%}
+  {%- endset -%}
+  {#- Scalars are read as strings (numbers keep their spelling, objects become JSON text), so a
+      number sent as text or the reverse never makes the envelope corrupt. `ts`/`resolved` are
+      [step, txId] arrays; Debezium-compatible records wrap everything in `payload`. -#}
+  {%- set message_schema -%}
+struct<key: array<string>, `update`: map<string, string>, `reset`: map<string, string>, erase: map<string, string>, newImage: map<string, string>, oldImage: map<string, string>, ts: array<string>, resolved: array<string>, payload: struct<op: string, before: map<string, string>, after: map<string, string>, source: struct<connector: string, version: string, ts_ms: string, step: string, txId: string, snapshot: string>>, _corrupt: string>
+  {%- endset %}
   ydb_parsed as (
-    select r.* from {{ raw_cte }} as r
+    select
+      r.*,
+      from_json(
+        case when length(r.raw_value) <= {{ max_bytes }} then r.raw_value end,
+        {{ spark_cdc._sql_string(message_schema) }},
+        map('columnNameOfCorruptRecord', '_corrupt')
+      ) as j,
+      case
+        when r.raw_key is null or trim(r.raw_key) = '' then null
+        else coalesce(
+          from_json(r.raw_key, 'struct<payload: map<string, string>>').payload,
+          from_json(r.raw_key, 'map<string, string>'))
+      end as message_key_map
+    from {{ raw_cte }} as r
+  ),
+
+  ydb_mode as (
+    select
+      p.*,
+      p.j.payload is not null as is_debezium,
+      {#- JSON mode carries exactly one operation flag: update, reset (REPLACE) or erase. -#}
+      (case when p.j.`update` is not null then 1 else 0 end
+       + case when p.j.`reset` is not null then 1 else 0 end
+       + case when p.j.erase is not null then 1 else 0 end) as json_op_flags,
+      case when p.j.payload is not null then p.j.payload.op
+           when p.j.erase is not null then 'erase'
+           when p.j.`reset` is not null then 'reset'
+           when p.j.`update` is not null then 'update' end as op_raw,
+      case when p.j.payload is not null then p.j.payload.source.step else try_element_at(p.j.ts, 1) end as vt_step,
+      case when p.j.payload is not null then p.j.payload.source.txId else try_element_at(p.j.ts, 2) end as vt_tx
+    from ydb_parsed as p
+  ),
+
+  ydb_keyed as (
+    select
+      m.*,
+      {{ spark_cdc.canonical_key('m.pk_columns', 'm.pk_values') }} as canonical_key
+    from (
+      select
+        k.*,
+        case when k.is_debezium
+             then {% if pk %}{{ pk_sorted_arr }}{% else %}array_sort(map_keys(k.message_key_map)){% endif %}
+             else {{ pk_sorted_arr }} end as pk_columns,
+        case when k.is_debezium
+             then {{ spark_cdc.key_values(
+                    ('' ~ pk_sorted_arr if pk else 'array_sort(map_keys(k.message_key_map))'),
+                    'coalesce(k.j.payload.after, k.j.payload.before)', 'k.message_key_map') }}
+             else {{ json_key_values }} end as pk_values
+      from ydb_mode as k
+    ) as m
+  ),
+
+  ydb_images as (
+    select
+      k.*,
+      case when k.canonical_key is not null then map_from_arrays(k.pk_columns, k.pk_values) end as key_map,
+      {#- The image that becomes `after`: JSON newImage (full), reset (full) or update (the written
+          columns); Debezium after. Key columns are left out and merged back from the key. -#}
+      case when k.is_debezium then k.j.payload.after
+           else coalesce(k.j.newImage, k.j.`reset`, k.j.`update`) end as new_image,
+      case when k.is_debezium then k.j.payload.before else k.j.oldImage end as old_image,
+      case when k.is_debezium then k.j.payload.after is not null
+           else k.j.newImage is not null or k.j.`reset` is not null end as is_full_image
+    from ydb_keyed as k
+  ),
+
+  ydb_classified as (
+    select
+      c.*,
+      case
+        when c.raw_value is null or trim(c.raw_value) = '' then 'malformed_json'
+        when length(c.raw_value) > {{ max_bytes }} then 'payload_too_large'
+        when c.j is null then 'malformed_json'
+        when c.j._corrupt is not null and from_json(c.raw_value, 'map<string, string>') is null then 'malformed_json'
+        when c.j._corrupt is not null then 'invalid_envelope'
+        when not c.is_debezium and c.j.resolved is not null and c.j.key is null and c.json_op_flags = 0 then 'resolved'
+        when c.is_debezium and (c.op_raw is null or c.op_raw not in ('c', 'u', 'd', 'r')) then 'unknown_op'
+        when not c.is_debezium and c.json_op_flags = 0 then 'unknown_op'
+        when not c.is_debezium and c.json_op_flags > 1 then 'invalid_envelope'
+        when not c.is_debezium and c.j.ts is not null
+             and (size(c.j.ts) != 2 or exists(c.j.ts, x -> try_cast(x as decimal(38,0)) is null)) then 'invalid_envelope'
+        when c.is_debezium and ((c.vt_step is not null and try_cast(c.vt_step as decimal(38,0)) is null)
+                                or (c.vt_tx is not null and try_cast(c.vt_tx as decimal(38,0)) is null)) then 'invalid_envelope'
+        when not c.is_debezium and c.j.key is null then 'missing_key'
+        when not c.is_debezium and size(c.j.key) != {{ pk | length }} then 'missing_key'
+        when c.canonical_key is null then 'missing_key'
+        when c.vt_step is null and c.raw_order is null then 'missing_sequence'
+      end as reason_code
+    from ydb_images as c
   )
 
   select
     'ydb' as cdc_format,
-    cast(null as string) as source_table,
-    cast(null as string) as op,
-    cast(null as string) as op_raw,
-    cast(null as string) as key,
-    cast(null as string) as after,
-    cast(null as string) as before,
-    cast(null as array<string>) as present_columns,
-    cast(null as array<string>) as changed_columns,
-    named_struct('s1', cast(null as decimal(38,0)), 's2', cast(null as decimal(38,0)), 's3', cast(null as decimal(38,0))) as seq,
-    cast(null as timestamp) as commit_ts,
+    {{ table_lit }} as source_table,
+    case
+      when d.op_raw in ('erase', 'd') then 'delete'
+      when d.op_raw = 'c' then 'insert'
+      when d.op_raw = 'r' then 'snapshot'
+      {#- An old image means the row existed; without one YDB does not say insert from update. #}
+      when d.old_image is not null then 'update'
+      else 'upsert'
+    end as op,
+    d.op_raw,
+    d.canonical_key as key,
+    case when d.reason_code is null and d.op_raw not in ('erase', 'd') then to_json(map_concat(
+      d.key_map,
+      map_filter(coalesce(d.new_image, map()), (col, v) -> not array_contains(d.pk_columns, col))))
+    end as after,
+    case when d.reason_code is null and (d.old_image is not null or d.op_raw in ('erase', 'd')) then to_json(map_concat(
+      d.key_map,
+      map_filter(coalesce(d.old_image, map()), (col, v) -> not array_contains(d.pk_columns, col))))
+    end as before,
+    {#- UPDATES mode (and keys-only / old-image records) carry only some columns: those plus the key. -#}
+    case when d.reason_code is null and d.op_raw not in ('erase', 'd') and not d.is_full_image
+         then array_sort(array_union(d.pk_columns, map_keys(coalesce(d.new_image, map()))))
+    end as present_columns,
+    case when d.reason_code is null and not d.is_debezium and d.op_raw = 'update'
+              and d.j.newImage is null and d.j.oldImage is null and size(d.j.`update`) > 0
+         then array_sort(map_keys(d.j.`update`))
+    end as changed_columns,
+    {#- Virtual timestamp (step, txId) orders changes across partitions; without it only the raw
+        order within a partition is known (YDB keeps one key's changes in one partition, in order). -#}
+    case when d.vt_step is not null
+         then named_struct('s1', try_cast(d.vt_step as decimal(38,0)), 's2', try_cast(d.vt_tx as decimal(38,0)),
+                           's3', cast(null as decimal(38,0)))
+         else named_struct('s1', cast(null as decimal(38,0)), 's2', cast(null as decimal(38,0)), 's3', d.raw_order)
+    end as seq,
+    case when d.is_debezium
+         then coalesce({{ spark_cdc._epoch_ms_to_timestamp('d.j.payload.source.ts_ms') }},
+                       {{ spark_cdc._epoch_ms_to_timestamp('d.vt_step') }})
+         else {{ spark_cdc._epoch_ms_to_timestamp('d.vt_step') }}
+    end as commit_ts,
     cast(null as timestamp) as emitted_at,
-    cast(null as string) as tx_id,
-    cast(null as boolean) as is_snapshot,
-    cast(null as map<string, string>) as type_hints,
-    p.raw_order,
-    p.raw_partition,
-    p.raw_value,
-    p.raw_key,
-    p.ingested_at,
-    'quarantined' as record_status,
-    'unknown_op' as reason_code,
-    'parser not implemented yet' as reason_detail
-  from ydb_parsed as p
+    d.vt_tx as tx_id,
+    case when d.is_debezium
+         then d.op_raw = 'r' or coalesce(lower(d.j.payload.source.snapshot) = 'true', false)
+         else false end as is_snapshot,
+    {{ type_hints }} as type_hints,
+    d.raw_order,
+    d.raw_partition,
+    d.raw_value,
+    d.raw_key,
+    d.ingested_at,
+    case when d.reason_code = 'resolved' then 'skipped'
+         when d.reason_code is not null then 'quarantined'
+         else 'change' end as record_status,
+    d.reason_code,
+    case d.reason_code
+      when 'resolved' then concat('resolved barrier step=', coalesce(substr(try_element_at(d.j.resolved, 1), 1, 40), 'null'))
+      when 'unknown_op' then concat('op=', coalesce(substr(d.op_raw, 1, 40), 'null (no update, reset or erase field)'))
+      when 'invalid_envelope' then case
+        when d.json_op_flags > 1 then 'more than one of update, reset, erase'
+        when d.j._corrupt is null then 'ts, step or txId is not a number pair'
+        else 'an envelope field has the wrong JSON type' end
+      when 'malformed_json' then case when d.raw_value is null or trim(d.raw_value) = ''
+        then 'empty value (YDB changefeeds send no tombstones)' else 'not a JSON object' end
+      when 'payload_too_large' then concat('length ', length(d.raw_value), ' > max_payload_bytes {{ max_bytes }}')
+      when 'missing_key' then
+      {%- if pk %}
+        case when not d.is_debezium and d.j.key is not null and size(d.j.key) != {{ pk | length }}
+             then concat('key has ', size(d.j.key), ' components; primary_key of ', {{ table_lit }}, ' declares {{ pk | length }}')
+             else 'no value for a primary-key column (YDB key components may not be null here)' end
+      {%- else %}
+        concat('configure var spark_cdc.tables[', {{ table_lit }}, '].primary_key (key columns in declared order)')
+      {%- endif %}
+      when 'missing_sequence' then 'no virtual timestamp and no raw order value'
+    end as reason_detail
+  from ydb_classified as d
+{%- endmacro %}
+
+{#- The YDB options of the staging model, validated at compile time: the source table (YDB
+    messages do not name their table), its primary key in declared order and optional YDB column
+    types (emitted as type_hints). -#}
+{% macro _ydb_settings() -%}
+  {%- set cfg = spark_cdc.format_config('ydb') -%}
+  {%- set table = cfg.get('source_table') -%}
+  {%- set where = "spark_cdc (model " ~ (model.name if model is defined and model else 'stg_cdc__ydb') ~ ", format ydb)" -%}
+  {%- if not spark_cdc.format_enabled('ydb') -%}
+    {#- A disabled format's staging model is still rendered when dbt parses: nothing to check. -#}
+    {{ return({'source_table': none, 'primary_key': [], 'column_types': {}}) }}
+  {%- endif -%}
+  {%- if not table or table is not string -%}
+    {% set msg %}
+{{ where }}: var('spark_cdc').formats.ydb.source_table is not set (got: {{ table }}).
+YDB changefeed messages do not name their table. Set formats.ydb.source_table to the path of the table whose
+changefeed lands in this raw relation (for example '/Root/shop/orders'), and its key columns, in the table's
+declared order, under var('spark_cdc').tables['<that path>'].primary_key.
+    {% endset %}
+    {{ exceptions.raise_compiler_error(msg | trim) }}
+  {%- endif -%}
+  {%- set tcfg = spark_cdc.table_config(table) -%}
+  {%- set pk = tcfg.get('primary_key') or [] -%}
+  {%- set pk = [pk] if pk is string else (pk | list) -%}
+  {%- if pk | unique | list | length != pk | length -%}
+    {{ exceptions.raise_compiler_error(where ~ ": var('spark_cdc').tables['" ~ table ~ "'].primary_key lists a column twice (" ~ pk ~ "). List each key column once, in the table's declared order.") }}
+  {%- endif -%}
+  {%- set types = tcfg.get('ydb_column_types') or {} -%}
+  {%- if types is not mapping -%}
+    {{ exceptions.raise_compiler_error(where ~ ": var('spark_cdc').tables['" ~ table ~ "'].ydb_column_types must map column names to YDB type names (for example {created: Datetime64}); got " ~ types ~ ".") }}
+  {%- endif -%}
+  {{ return({'source_table': table, 'primary_key': pk, 'column_types': types}) }}
 {%- endmacro %}
