@@ -11,7 +11,8 @@ select
   seq as _seq,
   {{ spark_cdc.change_order_key('seq') }} as _ord,
   raw_ref.order as _arrival,
-  op as _op,
+  {#- key_only changes (CockroachDB envelope=key_only) carry no column values: refuse them, loudly. -#}
+  case when op = 'key_only' then raise_error({{ spark_cdc._sql_string(spark_cdc._key_only_error(source_table)) }}) else op end as _op,
   after as _after,
   before as _before,
   present_columns as _present,
@@ -19,7 +20,7 @@ select
   commit_ts as _commit_ts,
   cdc_loaded_at as _loaded_at
 from {{ input_relation }}
-where op in ('insert', 'update', 'upsert', 'snapshot', 'delete', 'truncate')
+where op in ('insert', 'update', 'upsert', 'snapshot', 'delete', 'truncate', 'key_only')
   and (key is not null or op = 'truncate')
   {%- if cdc_format %}
   and cdc_format = {{ spark_cdc._sql_string(cdc_format) }}
@@ -30,4 +31,8 @@ where op in ('insert', 'update', 'upsert', 'snapshot', 'delete', 'truncate')
   {%- if consumed_through %}
   and cdc_loaded_at > timestamp {{ spark_cdc._sql_string(consumed_through) }}
   {%- endif %}
+{%- endmacro %}
+
+{% macro _key_only_error(source_table) -%}
+  {{- return("spark_cdc: model '" ~ model['name'] ~ "' received key_only changes" ~ (" for source table '" ~ source_table ~ "'" if source_table else "") ~ ": a CockroachDB changefeed with envelope=key_only carries keys but no column values, so no target can be built from it. Fix: recreate the changefeed with envelope=wrapped (or bare/row) for the tables this model reads, or set this model's source_table to a table whose feed carries values.") -}}
 {%- endmacro %}

@@ -98,7 +98,7 @@ bounded as (
 ),
 
 live as (
-  select b.*, from_json(case when _op = 'delete' then _before else _after end, 'map<string, string>') as _img
+  select b.*, {{ spark_cdc.json_text_map("case when _op = 'delete' then _before else _after end") }} as _img
   from bounded as b
   where _last_delete is null or struct(_ord, _arrival) >= _last_delete
 ),
@@ -134,7 +134,7 @@ merged as (
         the stored value stands (its type hint came with the change that wrote it). #}
     case
       when f._k is null then o.{{ q(c.name) }}
-      else {{ spark_cdc.decode_value("try_element_at(from_json(f._k, 'map<string, string>'), " ~ spark_cdc._sql_string(c.name) ~ ")", c.data_type, 'try_element_at(f._key_hints, ' ~ spark_cdc._sql_string(c.name) ~ ')', cdc_format) }}
+      else {{ spark_cdc.decode_value("try_element_at(" ~ spark_cdc.json_text_map('f._k') ~ ", " ~ spark_cdc._sql_string(c.name) ~ ")", c.data_type, 'try_element_at(f._key_hints, ' ~ spark_cdc._sql_string(c.name) ~ ')', cdc_format) }}
     end as {{ q(c.name) }},
     {%- else %}
     case

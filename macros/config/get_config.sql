@@ -37,7 +37,13 @@
       'ydb': {
           'source_table': none,
       },
-      'cockroachdb': {},
+      'cockroachdb': {
+          'envelope': 'wrapped',
+          'order_by': 'auto',
+          'source_table': none,
+          'event_op_column': 'op',
+          'previous_row_column': 'cdc_prev',
+      },
   } -%}
   {%- set formats = {} -%}
   {%- for name, options in format_options.items() -%}

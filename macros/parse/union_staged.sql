@@ -26,6 +26,9 @@ where record_status = {{ spark_cdc._sql_string(record_status) }}
 {%- endmacro %}
 
 {% macro default__format_staging_models(format) -%}
-  {%- set extra = {} -%}
+  {%- set extra = {
+      'aurora_dsql': ['stg_cdc__aurora_dsql_reassembled'],
+      'qlik_replicate': ['stg_cdc__qlik_replicate_retried'],
+  } -%}
   {{ return(['stg_cdc__' ~ format] + extra.get(format, [])) }}
 {%- endmacro %}

@@ -105,13 +105,22 @@ def test_bad_records_are_quarantined_or_counted_and_the_run_goes_on(project: Dbt
         '{"before": null, "after": {"id": 1',  # truncated JSON
         envelope("x", 34200000, {"id": 101, "name": "scooter", "description": "x", "weight": 1.0}),
         None,  # Kafka tombstone after a delete
+        # A logical decoding message (pg_logical_emit_message): not a row change.
+        json.dumps(
+            {
+                "op": "m",
+                "ts_ms": 1596010999200,
+                "source": {"connector": "postgresql", "lsn": 34200100, "ts_ms": 1596010999100},
+                "message": {"prefix": "audit", "content": "aGVsbG8="},
+            }
+        ),
     ]
     land_messages(project.spark, f"{schema}_raw", "debezium", [*corpus("schema-include"), *bad])
     project.dbt(*BUILD)
 
     assert products(project, schema) == EXPECTED
     assert reasons(project, schema, "cdc_quarantine") == Counter({"malformed_json": 1, "unknown_op": 1})
-    assert reasons(project, schema, "cdc_skipped") == Counter({"tombstone": 1})
+    assert reasons(project, schema, "cdc_skipped") == Counter({"tombstone": 1, "logical_message": 1})
     quarantined = project.rows(f"select * from `{schema}`.cdc_quarantine order by reason_code")
     assert quarantined[0]["raw_value"].startswith('{"before": null')
     assert quarantined[1]["reason_detail"] == "op=x"
