@@ -410,3 +410,30 @@ def test_every_dsql_reason_code_is_produced_and_good_records_still_apply(
     project.dbt(*BUILD)
     assert sum(reasons(project, schema, "cdc_quarantine").values()) == 12
     assert count(project, schema, "stg_cdc__aurora_dsql_reassembled") == 5
+
+
+def test_columns_added_dropped_and_renamed_mid_stream_do_not_break_the_parse(
+    project: DbtProject, schema: str
+) -> None:
+    key = {"order_id": 5, "item_id": 1}
+    land(
+        project,
+        schema,
+        dumps(
+            [
+                record("c", "order_items", TS_NS, {**key, "quantity": 2, "price": "1.00"}),  # before `note`
+                record("u", "order_items", TS_NS + 1, {**key, "quantity": 3, "price": "1.00", "note": "x"}),
+            ]
+        ),
+    )
+    project.dbt(*BUILD)
+    assert order_items(project, schema) == [{**key, "quantity": 3, "price": "1.00", "note": "x"}]
+
+    # `quantity` renamed to `qty` and `price` dropped: full images, so the target's columns the
+    # image no longer carries become null; the new name is in the change stream.
+    land(project, schema, dumps([record("u", "order_items", TS_NS + 2, {**key, "qty": 4, "note": "gift"})]))
+    project.dbt(*BUILD)
+    assert order_items(project, schema) == [{**key, "quantity": None, "price": None, "note": "gift"}]
+    assert reasons(project, schema, "cdc_quarantine") == Counter()
+    afters = [json.loads(r["after"]) for r in project.rows(f"select after from `{schema}`.cdc_changes")]
+    assert {"order_id": 5, "item_id": 1, "qty": 4, "note": "gift"} in afters
