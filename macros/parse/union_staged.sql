@@ -4,15 +4,24 @@
 {%- endmacro %}
 
 {% macro default__union_staged(record_status, columns) -%}
-  {%- set relations = [] -%}
+  {#- A quarantined row a later model has staged again successfully (a Qlik data message retried
+      once its metadata arrived) is resolved: it leaves the quarantine; the staging model keeps it. -#}
+  {%- set retried_by = {'stg_cdc__qlik_replicate': 'stg_cdc__qlik_replicate_retried'} -%}
+  {%- set parts = [] -%}
   {%- for format in spark_cdc.enabled_formats() -%}
     {%- for model_name in spark_cdc.format_staging_models(format) -%}
-      {%- do relations.append(ref(model_name)) -%}
+      {%- do parts.append((model_name, ref(model_name))) -%}
     {%- endfor -%}
   {%- endfor -%}
-  {%- for relation in relations %}
+  {%- for model_name, relation in parts %}
 select {{ columns | join(', ') }}
-from {{ relation }}
+from {{ relation }} as s
+    {%- if record_status == 'quarantined' and model_name in retried_by %}
+left anti join {{ ref(retried_by[model_name]) }} as r
+  on r.raw_ref.partition <=> s.raw_ref.partition
+ and r.raw_ref.order <=> s.raw_ref.order
+ and (s.raw_ref.order is not null or r.raw_value <=> s.raw_value)
+    {%- endif %}
 where record_status = {{ spark_cdc._sql_string(record_status) }}
     {% if not loop.last %}union all{% endif %}
   {%- endfor %}

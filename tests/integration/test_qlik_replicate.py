@@ -104,6 +104,7 @@ def test_corpus_metadata_refresh_and_masks_with_late_metadata(project: DbtProjec
         ("quarantined", "missing_metadata"),
         ("quarantined", "missing_metadata"),
     ]
+    assert reasons(project, schema, "cdc_quarantine") == Counter({"missing_metadata": 3})
     registry = project.rows(f"select * from `{schema}`.stg_cdc__qlik_replicate_metadata")
     assert len(registry) == 1
     assert registry[0]["source_table"] == "employees.salaries"
@@ -158,6 +159,11 @@ def test_corpus_metadata_refresh_and_masks_with_late_metadata(project: DbtProjec
     retried = {r["source_table"]: r for r in staged(project, schema, "stg_cdc__qlik_replicate_retried")}
     assert set(retried) == {"KAFKA.KIT", "SALES.CUSTOMER", "ISERIES.ITEM"}
     assert all(r["record_status"] == "change" and r["op"] == "update" for r in retried.values())
+    # Resolved: out of the quarantine, into the change stream (the staging model keeps its record).
+    assert reasons(project, schema, "cdc_quarantine") == Counter()
+    assert {
+        c["source_table"] for c in project.rows(f"select source_table from `{schema}`.cdc_changes")
+    } >= set(retried)
 
     kit_change = retried["KAFKA.KIT"]  # changeMask 02 -> ordinal 2; columnMask 07 -> all three columns
     assert kit_change["key"] == '{"ID":"2"}'
