@@ -4,12 +4,14 @@
     leaves the previous state intact, and its orphan version table is dropped by the next run. -#}
 
 {% macro _cdc_read_state(relation) -%}
-  {%- set state = {'version': none, 'consumed_through': none, 'owned': false} -%}
+  {%- set state = {'version': none, 'consumed_through': none, 'owned': false, 'materialization': none} -%}
   {%- if relation is none -%}{{ return(state) }}{%- endif -%}
   {%- set rows = run_query('show tblproperties ' ~ relation) -%}
   {%- for row in rows -%}
     {%- if row[0] == 'spark_cdc.version' -%}
       {%- do state.update({'version': row[1] | int, 'owned': true}) -%}
+    {%- elif row[0] == 'spark_cdc.materialization' -%}
+      {%- do state.update({'materialization': row[1]}) -%}
     {%- elif row[0] == 'spark_cdc.consumed_through' and row[1] -%}
       {%- do state.update({'consumed_through': row[1]}) -%}
     {%- endif -%}
