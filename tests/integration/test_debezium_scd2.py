@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbt_spark_cdc.testing import DbtProject, land_messages, read_jsonl_messages
+from dbt_spark_cdc.testing import FORMATS, DbtProject, land_messages, read_jsonl_messages
 
 pytestmark = pytest.mark.integration
 
@@ -325,3 +325,53 @@ def test_late_changes_deletes_toast_key_change_truncate_rerun_and_full_refresh(
     # A full refresh rebuilds the same history from the change stream.
     project.dbt(*RUN, "--full-refresh")
     assert all_rows(project, schema) == rows
+
+
+BAD_CONFIGS = {
+    "bad_both_tracking": (
+        "track_history_columns=['name'], track_history_except_columns=['name']",
+        "track_history_except_columns",
+    ),
+    "bad_tracked_column": ("track_history_columns=['colour']", "track_history_columns"),
+    "bad_meta_collision": ("meta_column_names={'valid_from': 'name'}", "meta_column_names"),
+    "bad_meta_key": ("meta_column_names={'valid_form': 'valid_from'}", "meta_column_names"),
+    "bad_meta_duplicate": ("meta_column_names={'valid_from': 'v', 'valid_to': 'v'}", "meta_column_names"),
+    "bad_delete_handling": ("delete_handling='remove'", "delete_handling"),
+    "bad_file_format": ("file_format='delta'", "file_format"),
+}
+
+
+def test_configuration_mistakes_fail_before_writing(project: DbtProject, schema: str, tmp_path: Path) -> None:
+    """A throwaway project of misconfigured cdc_scd2 models: each fails naming model, setting and fix."""
+    root = Path(__file__).resolve().parents[2]
+    (tmp_path / "models").mkdir()
+    (tmp_path / "packages.yml").write_text(f"packages:\n  - local: {root}\n")
+    (tmp_path / "dbt_project.yml").write_text(
+        "name: spark_cdc_scd2_config_errors\nversion: '0.1.0'\nconfig-version: 2\n"
+        "profile: spark_cdc_integration_tests\n"
+        "vars: {spark_cdc: {formats: {"
+        + ", ".join(f"{f}: {{enabled: {str(f == 'debezium').lower()}, relation: raw.{f}}}" for f in FORMATS)
+        + "}}}\n"
+    )
+    columns = "      - {name: id, data_type: int}\n      - {name: name, data_type: string}\n"
+    yml = ["version: 2", "models:"]
+    for name, (settings, _) in BAD_CONFIGS.items():
+        (tmp_path / "models" / f"{name}.sql").write_text(
+            f"{{{{ config(materialized='cdc_scd2', unique_key='id', cdc_format='debezium', {settings}) }}}}\n"
+            "select 1 as id\n"
+        )
+        yml += [f"  - name: {name}", "    columns:", columns.rstrip("\n")]
+    (tmp_path / "models" / "models.yml").write_text("\n".join(yml) + "\n")
+    errors = DbtProject(str(tmp_path), profiles_dir=project.profiles_dir)
+    target = ("--target-path", str(tmp_path / "target"))
+    errors.dbt("deps", "--quiet")
+    result = errors.dbt("run", "--select", "bad_*", *target, expect_success=False)
+
+    messages = {r.node.name: r.message for r in result.result.results}
+    assert set(messages) == set(BAD_CONFIGS)
+    for name, (_, setting) in BAD_CONFIGS.items():
+        assert f"'{name}'" in messages[name] and setting in messages[name] and "Fix:" in messages[name], (
+            messages[name]
+        )
+    tables = project.rows(f"show tables in `{schema}`")
+    assert not [t for t in tables if t["tableName"].startswith("bad_")]
