@@ -163,7 +163,8 @@ def test_in_order_corpus_gives_exact_history_and_untracked_changes_update_in_pla
         assert (r["_cdc_seq"], r["_cdc_commit_ts"]) == (r["_cdc_valid_from_seq"], r["_cdc_valid_from"])
     assert props(project, schema)["spark_cdc.materialization"] == "cdc_scd2"
 
-    # track_history_columns=['weight']: 106's description change updates its version in place.
+    # track_history_columns=['weight']: 106's description change updates its version in place;
+    # the current version's valid-to is valid_to_current.
     rows = project.rows(f"select * from `{schema}`.products_weight_history order by id, valid_from")
     end_of_time = dt.datetime(9999, 12, 31)
     got = [
@@ -213,12 +214,15 @@ def test_in_order_corpus_gives_exact_history_and_untracked_changes_update_in_pla
             False,
             "update",
         ),
-        (111, "Big 2-wheel scooter ", 5.17, times[111, 34133800], end_of_time, True, True, "delete"),
+        # delete_handling='invalidate': the delete closes the last version and adds none.
     ]
     in_place = next(r for r in rows if r["id"] == 106)
     assert int(in_place["_cdc_valid_from_seq"]["s2"]) == SNAP
     assert int(in_place["_cdc_seq"]["s2"]) == 34131104
-    assert len(rows) == len(IN_ORDER) - 1
+    assert len(rows) == len(IN_ORDER) - 2
+    assert not [r for r in rows if r["_cdc_is_deleted"]]
+    partitions = project.rows(f"show partitions `{schema}`.products_weight_history__cdc_v1")
+    assert len(partitions) == 7  # partition_by='name': one per product name
 
 
 def test_shuffled_duplicated_batches_converge_to_the_in_order_history(

@@ -9,7 +9,8 @@
   {%- set existing = adapter.get_relation(database=database, schema=schema, identifier=model['alias']) -%}
   {%- set state = spark_cdc._cdc_read_state(existing if existing is not none and existing.is_view else none) -%}
 
-  {%- if existing is not none and not state['owned'] -%}
+  {#- A target built by another CDC materialization (cdc_scd2) has another physical layout. -#}
+  {%- if existing is not none and (not state['owned'] or state['materialization'] not in (none, 'cdc_scd1')) -%}
     {%- if cfg['full_refresh'] -%}
       {% do adapter.drop_relation(existing) %}
     {%- else -%}
