@@ -237,7 +237,7 @@ def test_shuffled_duplicated_batches_converge_to_the_in_order_history(
 
 
 def test_late_changes_deletes_toast_key_change_truncate_rerun_and_full_refresh(
-    project: DbtProject, schema: str
+    project: DbtProject, schema: str, tmp_path: Path
 ) -> None:
     kite = product(300, "kite", "red kite", 0.3)
     land_messages(
@@ -330,6 +330,31 @@ def test_late_changes_deletes_toast_key_change_truncate_rerun_and_full_refresh(
     project.dbt(*RUN, "--full-refresh")
     assert all_rows(project, schema) == rows
 
+    # Python models (returning the changes as a DataFrame) build the same history, and (cdc_scd1)
+    # the same current state as the truncate left: only 200.
+    def python_model(materialization: str) -> str:
+        return (
+            "def model(dbt, session):\n"
+            f"    dbt.config(materialized='{materialization}', unique_key='id',\n"
+            "               source_table='inventory.products', cdc_format='debezium',\n"
+            "               submission_method='session')\n"
+            f"    return session.table('`{schema}`.cdc_changes')\n"
+        )
+
+    columns = "".join(
+        f"      - {{name: {c}, data_type: {t}}}\n"
+        for c, t in [("id", "int"), ("name", "string"), ("description", "string"), ("weight", "double")]
+    )
+    yml = "version: 2\nmodels:\n" + "".join(
+        f"  - name: {m}\n    columns:\n{columns}" for m in ("history_py", "state_py")
+    )
+    files = {"history_py.py": python_model("cdc_scd2"), "state_py.py": python_model("cdc_scd1")}
+    files["models.yml"] = yml
+    side = side_project(project, tmp_path, files)
+    side.dbt("run", "--select", "history_py", "state_py", "--target-path", str(tmp_path / "target"))
+    assert project.rows(f"select * from `{schema}`.history_py order by id, _cdc_valid_from_seq") == rows
+    assert project.rows(f"select id, name from `{schema}`.state_py") == [{"id": 200, "name": "bike"}]
+
 
 BAD_CONFIGS = {
     "bad_both_tracking": (
@@ -345,31 +370,41 @@ BAD_CONFIGS = {
 }
 
 
-def test_configuration_mistakes_fail_before_writing(project: DbtProject, schema: str, tmp_path: Path) -> None:
-    """A throwaway project of misconfigured cdc_scd2 models: each fails naming model, setting and fix."""
+def side_project(project: DbtProject, path: Path, models: dict[str, str]) -> DbtProject:
+    """A throwaway dbt project at `path` using this package, with the given model files (name -> text);
+    it shares the profile (and so the SparkSession and the test's schema) with `project`."""
     root = Path(__file__).resolve().parents[2]
-    (tmp_path / "models").mkdir()
-    (tmp_path / "packages.yml").write_text(f"packages:\n  - local: {root}\n")
-    (tmp_path / "dbt_project.yml").write_text(
-        "name: spark_cdc_scd2_config_errors\nversion: '0.1.0'\nconfig-version: 2\n"
+    (path / "models").mkdir()
+    (path / "packages.yml").write_text(f"packages:\n  - local: {root}\n")
+    (path / "dbt_project.yml").write_text(
+        f"name: spark_cdc_scd2_{path.name.lower()[:20]}\nversion: '0.1.0'\nconfig-version: 2\n"
         "profile: spark_cdc_integration_tests\n"
         "vars: {spark_cdc: {formats: {"
         + ", ".join(f"{f}: {{enabled: {str(f == 'debezium').lower()}, relation: raw.{f}}}" for f in FORMATS)
         + "}}}\n"
     )
-    columns = "      - {name: id, data_type: int}\n      - {name: name, data_type: string}\n"
-    yml = ["version: 2", "models:"]
+    for name, text in models.items():
+        (path / "models" / name).write_text(text)
+    side = DbtProject(str(path), profiles_dir=project.profiles_dir)
+    side.dbt("deps", "--quiet")
+    return side
+
+
+def test_configuration_mistakes_fail_before_writing(project: DbtProject, schema: str, tmp_path: Path) -> None:
+    """A throwaway project of misconfigured cdc_scd2 models: each fails naming model, setting and fix."""
+    columns = "      - {name: id, data_type: int}\n      - {name: name, data_type: string}"
+    files, yml = {}, ["version: 2", "models:"]
     for name, (settings, _) in BAD_CONFIGS.items():
-        (tmp_path / "models" / f"{name}.sql").write_text(
+        files[f"{name}.sql"] = (
             f"{{{{ config(materialized='cdc_scd2', unique_key='id', cdc_format='debezium', {settings}) }}}}\n"
             "select 1 as id\n"
         )
-        yml += [f"  - name: {name}", "    columns:", columns.rstrip("\n")]
-    (tmp_path / "models" / "models.yml").write_text("\n".join(yml) + "\n")
-    errors = DbtProject(str(tmp_path), profiles_dir=project.profiles_dir)
-    target = ("--target-path", str(tmp_path / "target"))
-    errors.dbt("deps", "--quiet")
-    result = errors.dbt("run", "--select", "bad_*", *target, expect_success=False)
+        yml += [f"  - name: {name}", "    columns:", columns]
+    files["models.yml"] = "\n".join(yml) + "\n"
+    errors = side_project(project, tmp_path, files)
+    result = errors.dbt(
+        "run", "--select", "bad_*", "--target-path", str(tmp_path / "target"), expect_success=False
+    )
 
     messages = {r.node.name: r.message for r in result.result.results}
     assert set(messages) == set(BAD_CONFIGS)
