@@ -4,12 +4,14 @@
     leaves the previous state intact, and its orphan version table is dropped by the next run. -#}
 
 {% macro _cdc_read_state(relation) -%}
-  {%- set state = {'version': none, 'consumed_through': none, 'owned': false} -%}
+  {%- set state = {'version': none, 'consumed_through': none, 'owned': false, 'materialization': none} -%}
   {%- if relation is none -%}{{ return(state) }}{%- endif -%}
   {%- set rows = run_query('show tblproperties ' ~ relation) -%}
   {%- for row in rows -%}
     {%- if row[0] == 'spark_cdc.version' -%}
       {%- do state.update({'version': row[1] | int, 'owned': true}) -%}
+    {%- elif row[0] == 'spark_cdc.materialization' -%}
+      {%- do state.update({'materialization': row[1]}) -%}
     {%- elif row[0] == 'spark_cdc.consumed_through' and row[1] -%}
       {%- do state.update({'consumed_through': row[1]}) -%}
     {%- endif -%}
@@ -35,15 +37,26 @@
   {%- endfor -%}
 {%- endmacro %}
 
-{#- The model's own output (SQL or Python) as a relation the apply can read: a temporary view for
-    SQL, a table for Python (the DataFrame is written once, in whatever session the submission
-    method runs it). -#}
+{#- The model's own output as a relation the apply can read. SQL: a temporary view over the compiled
+    code. Python: a table the materialization writes itself, with
+      {% call statement('cdc_input', language='python') %}{{ _cdc_python_input_code(...) }}{% endcall %}
+    directly in its body: dbt refuses a Python submission from inside a nested macro. -#}
 {% macro _cdc_input_relation(target_relation, language, compiled_code) -%}
-  {%- set name = target_relation.identifier ~ '__cdc_input' -%}
   {%- if language == 'python' -%}
-    {%- set input_relation = api.Relation.create(database=target_relation.database, schema=target_relation.schema,
-                                                 identifier=name, type='table') -%}
-    {%- call statement('cdc_input', language='python') -%}
+    {{ return(api.Relation.create(database=target_relation.database, schema=target_relation.schema,
+                                  identifier=target_relation.identifier ~ '__cdc_input', type='table')) }}
+  {%- endif -%}
+  {%- set view_name = adapter.quote(target_relation.identifier ~ '__cdc_input') -%}
+  {%- call statement('cdc_input') -%}
+    create or replace temporary view {{ view_name }} as
+    {{ compiled_code }}
+  {%- endcall -%}
+  {{ return(view_name) }}
+{%- endmacro %}
+
+{#- Python code that runs the model and writes its DataFrame (written once, in whatever session the
+    submission method runs it) as the change input `input_relation` of a CDC target. -#}
+{% macro _cdc_python_input_code(input_relation, compiled_code) -%}
 {{ compiled_code }}
 # --- spark_cdc: write the model's DataFrame as the change input of this CDC target --- #
 dbt = dbtObj(spark.table)
@@ -52,14 +65,4 @@ import pandas
 if isinstance(df, pandas.DataFrame):
     df = spark.createDataFrame(df)
 df.write.mode("overwrite").format("parquet").saveAsTable("{{ input_relation }}")
-    {%- endcall -%}
-    {{ return(input_relation) }}
-  {%- else -%}
-    {%- set view_name = adapter.quote(name) -%}
-    {%- call statement('cdc_input') -%}
-      create or replace temporary view {{ view_name }} as
-      {{ compiled_code }}
-    {%- endcall -%}
-    {{ return(view_name) }}
-  {%- endif -%}
 {%- endmacro %}

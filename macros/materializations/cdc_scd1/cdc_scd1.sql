@@ -9,7 +9,8 @@
   {%- set existing = adapter.get_relation(database=database, schema=schema, identifier=model['alias']) -%}
   {%- set state = spark_cdc._cdc_read_state(existing if existing is not none and existing.is_view else none) -%}
 
-  {%- if existing is not none and not state['owned'] -%}
+  {#- A target built by another CDC materialization (cdc_scd2) has another physical layout. -#}
+  {%- if existing is not none and (not state['owned'] or state['materialization'] not in (none, 'cdc_scd1')) -%}
     {%- if cfg['full_refresh'] -%}
       {% do adapter.drop_relation(existing) %}
     {%- else -%}
@@ -24,6 +25,11 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
   {{ run_hooks(pre_hooks) }}
 
   {%- set input_relation = spark_cdc._cdc_input_relation(target_relation, language, compiled_code) -%}
+  {%- if language == 'python' -%}
+    {%- call statement('cdc_input', language='python') -%}
+{{ spark_cdc._cdc_python_input_code(input_relation, compiled_code) }}
+    {%- endcall -%}
+  {%- endif -%}
   {%- set consumed = none if cfg['full_refresh'] else state['consumed_through'] -%}
   {%- set batch_sql = spark_cdc.cdc_batch_sql(input_relation, cfg['source_table'], consumed, cfg['cdc_format']) -%}
   {%- set probe = run_query('select count(_op), cast(max(_loaded_at) as string) from (' ~ batch_sql ~ ') as b') -%}

@@ -1,0 +1,292 @@
+{#- SELECT producing the complete next state of an SCD2 (history) target: one row per version of
+    every key, plus one marker row remembering the truncates applied. Inputs: the current state
+    `old_relation` (none on first build / full refresh), `batch_sql` (spark_cdc.cdc_batch_sql), the
+    declared `columns` and `key_columns`, and `track_columns`: the non-key columns whose change opens
+    a new version (a change touching only other columns updates the current version in place).
+
+    Every version row keeps the changes it was built from (`_cdc_changes`), so history is never
+    patched, it is recomputed: for each key the batch touches (every key when the batch brings a
+    truncate), the stored changes and the new ones are replayed in `seq` order; other keys are
+    copied as they are. Hence:
+    - arrival order and batch boundaries do not matter; a late change older than ones already
+      applied is slotted into its place (splitting the version it falls into);
+    - an identical redelivery counts once;
+    - a delete opens a deleted version that stays, so an older insert arriving later lands before
+      it in history and never makes the key current again;
+    - a column absent from a partial image keeps its previous value; present and null becomes null
+      (after a delete or truncate, absent columns start from null);
+    - a truncate closes every version open at its sequence with a deleted version (op 'truncate');
+      changes after it apply normally.
+    Physical columns: `_cdc_key`, the declared columns, `_cdc_valid_from`/`_cdc_valid_to` (commit
+    time), `_cdc_valid_from_seq`/`_cdc_valid_to_seq`, `_cdc_valid_from_ord` (null-free order of the
+    opening change), `_cdc_is_current`, `_cdc_is_deleted`, `_cdc_op`/`_cdc_seq`/`_cdc_commit_ts` (last
+    change applied to the version) and `_cdc_changes`. -#}
+{% macro scd2_state_sql(batch_sql, old_relation, columns, key_columns, cdc_format=none, track_columns=none) -%}
+  {{ return(adapter.dispatch('scd2_state_sql', 'spark_cdc')(batch_sql, old_relation, columns, key_columns, cdc_format, track_columns)) }}
+{%- endmacro %}
+
+{% macro default__scd2_state_sql(batch_sql, old_relation, columns, key_columns, cdc_format=none, track_columns=none) -%}
+  {%- set q = adapter.quote -%}
+  {%- set s = spark_cdc._sql_string -%}
+  {%- set marker = s(spark_cdc._truncate_marker_key()) -%}
+  {%- set value_columns = columns | rejectattr('name', 'in', key_columns) | list -%}
+  {%- set tracked = (value_columns | map(attribute='name') | list) if track_columns is none else track_columns -%}
+  {%- set old_columns = [] -%}
+  {%- if old_relation is not none -%}
+    {%- for col in adapter.get_columns_in_relation(old_relation) -%}{%- do old_columns.append(col.name | lower) -%}{%- endfor -%}
+  {%- endif -%}
+  {%- set seq_type = 'struct<s1: decimal(38,0), s2: decimal(38,0), s3: decimal(38,0)>' -%}
+  {%- set pos = 'struct(_ord, _arrival)' %}
+with batch as (
+  {{ batch_sql }}
+),
+
+old as (
+  {%- if old_relation is not none %}
+  select
+    _cdc_key,
+    {%- for c in columns %}
+    {% if c.name | lower in old_columns %}{{ q(c.name) }}{% else %}cast(null as {{ c.data_type }}) as {{ q(c.name) }}{% endif %},
+    {%- endfor %}
+    _cdc_valid_from, _cdc_valid_to, _cdc_valid_from_seq, _cdc_valid_to_seq, _cdc_valid_from_ord,
+    _cdc_is_current, _cdc_is_deleted, _cdc_op, _cdc_seq, _cdc_commit_ts, _cdc_changes
+  from {{ old_relation }}
+  {%- else %}
+  select
+    cast(null as string) as _cdc_key,
+    {%- for c in columns %}
+    cast(null as {{ c.data_type }}) as {{ q(c.name) }},
+    {%- endfor %}
+    cast(null as timestamp) as _cdc_valid_from,
+    cast(null as timestamp) as _cdc_valid_to,
+    cast(null as {{ seq_type }}) as _cdc_valid_from_seq,
+    cast(null as {{ seq_type }}) as _cdc_valid_to_seq,
+    cast(null as {{ seq_type }}) as _cdc_valid_from_ord,
+    cast(null as boolean) as _cdc_is_current,
+    cast(null as boolean) as _cdc_is_deleted,
+    cast(null as string) as _cdc_op,
+    cast(null as {{ seq_type }}) as _cdc_seq,
+    cast(null as timestamp) as _cdc_commit_ts,
+    cast(null as array<{{ spark_cdc._scd2_change_type() }}>) as _cdc_changes
+  where false
+  {%- endif %}
+),
+
+batch_changes as (
+  select _k, {{ spark_cdc._scd2_change_struct() }} as c
+  from batch
+),
+
+old_truncates as (
+  select c from old lateral view explode(_cdc_changes) e as c where _cdc_key = {{ marker }}
+),
+
+truncates as (
+  select c from (
+    select c, row_number() over (partition by c._ord order by c._arrival) as _dup
+    from (select c from old_truncates union all select c from batch_changes where c._op = 'truncate')
+  ) where _dup = 1
+),
+
+{#- A truncate not applied before touches every key. -#}
+new_truncates as (
+  select count(*) as n
+  from batch_changes as b
+  left anti join old_truncates as o on b.c._ord = o.c._ord
+  where b.c._op = 'truncate'
+),
+
+touched as (
+  select _k from batch_changes where c._op != 'truncate'
+  union
+  select o._cdc_key as _k
+  from old as o cross join new_truncates as t
+  where t.n > 0 and o._cdc_key != {{ marker }}
+),
+
+key_changes as (
+  select o._cdc_key as _k, c
+  from old as o
+  left semi join touched as t on o._cdc_key = t._k
+  lateral view explode(o._cdc_changes) e as c
+  where o._cdc_key != {{ marker }}
+  union all
+  select _k, c from batch_changes where c._op != 'truncate'
+),
+
+deduped as (
+  select _k, c from (
+    select k.*, row_number() over (partition by _k, c._ord, c._op, c._after, c._before order by c._arrival) as _dup
+    from key_changes as k
+  ) where _dup = 1
+),
+
+timeline as (
+  select _k, c.* from deduped
+  union all
+  select t._k, c.* from touched as t cross join truncates as tr
+),
+
+{#- A truncate matters to a key only when the key is live just before it: its last change before
+    the truncate is not a delete, and no other truncate came in between. -#}
+placed as (
+  select
+    t.*,
+    last(case when _op != 'truncate' then named_struct('p', {{ pos }}, 'op', _op) end, true)
+      over (partition by _k order by _ord, _arrival rows between unbounded preceding and 1 preceding) as _prev_change,
+    last(case when _op = 'truncate' then {{ pos }} end, true)
+      over (partition by _k order by _ord, _arrival rows between unbounded preceding and 1 preceding) as _prev_truncate
+  from timeline as t
+),
+
+kept as (
+  select *
+  from placed
+  where _op != 'truncate'
+     or (_prev_change is not null and _prev_change.op != 'delete'
+         and (_prev_truncate is null or _prev_truncate < _prev_change.p))
+),
+
+imaged as (
+  select
+    k.*,
+    {{ spark_cdc.json_text_map("case when _op = 'delete' then _before when _op != 'truncate' then _after end") }} as _img,
+    lag(_op) over (partition by _k order by _ord, _arrival) as _prev_op,
+    {#- A life of the key ends with a delete or truncate; values carry forward only within one life. #}
+    coalesce(sum(case when _op in ('delete', 'truncate') then 1 else 0 end)
+      over (partition by _k order by _ord, _arrival rows between unbounded preceding and 1 preceding), 0) as _life
+  from kept as k
+),
+
+carried as (
+  select
+    _k, _seq, _ord, _arrival, _op, _after, _before, _present, _hints, _commit_ts, _prev_op
+    {%- for c in value_columns %},
+    last(
+      case when (_op = 'delete' and coalesce(map_contains_key(_img, {{ s(c.name) }}), false))
+             or (_op not in ('delete', 'truncate') and (_present is null or array_contains(_present, {{ s(c.name) }})))
+           then named_struct('v', try_element_at(_img, {{ s(c.name) }}), 'h', try_element_at(_hints, {{ s(c.name) }})) end,
+      true
+    ) over (partition by _k, _life order by _ord, _arrival rows between unbounded preceding and current row) as {{ q(c.name ~ '__img') }}
+    {%- endfor %}
+  from imaged
+),
+
+decoded as (
+  select
+    _k, _seq, _ord, _arrival, _op, _after, _before, _present, _hints, _commit_ts, _prev_op
+    {%- for c in value_columns %},
+    {{ spark_cdc.decode_value(q(c.name ~ '__img') ~ '.v', c.data_type, q(c.name ~ '__img') ~ '.h', cdc_format) }} as {{ q(c.name) }}
+    {%- endfor %}
+  from carried
+),
+
+{#- Which changes open a version: the first of a key, a delete or truncate of a live key, the first
+    change after one, and a change of a tracked column. Other changes update the open version in
+    place (a delete of a key already deleted changes nothing). -#}
+opened as (
+  select
+    d.*,
+    case
+      when _prev_op is null then true
+      when _op in ('delete', 'truncate') then _prev_op not in ('delete', 'truncate')
+      when _prev_op in ('delete', 'truncate') then true
+      else {% for c in tracked %}not ({{ q(c) }} <=> lag({{ q(c) }}) over (partition by _k order by _ord, _arrival)){{ ' or ' if not loop.last }}{% else %}false{% endfor %}
+    end as _opens
+  from decoded as d
+),
+
+grouped as (
+  select
+    o.*,
+    _opens or _op != 'delete' as _applies,
+    sum(case when _opens then 1 else 0 end) over (partition by _k order by _ord, _arrival rows between unbounded preceding and current row) as _version
+  from opened as o
+),
+
+versions as (
+  select
+    _k,
+    min({{ pos }}) as _first,
+    min_by(_seq, {{ pos }}) as _valid_from_seq,
+    min_by(_ord, {{ pos }}) as _valid_from_ord,
+    min_by(_commit_ts, {{ pos }}) as _valid_from,
+    min_by(_op, {{ pos }}) in ('delete', 'truncate') as _is_deleted,
+    max_by(_op, case when _applies then {{ pos }} end) as _op,
+    max_by(_seq, case when _applies then {{ pos }} end) as _seq,
+    max_by(_commit_ts, case when _applies then {{ pos }} end) as _commit_ts,
+    max_by(_hints, case when _op != 'truncate' then {{ pos }} end) as _key_hints,
+    {%- for c in value_columns %}
+    max_by({{ q(c.name) }}, case when _applies then {{ pos }} end) as {{ q(c.name) }},
+    {%- endfor %}
+    array_sort(
+      collect_list(case when _op != 'truncate' then {{ spark_cdc._scd2_change_struct() }} end),
+      (l, r) -> case when struct(l._ord, l._arrival) < struct(r._ord, r._arrival) then -1
+                     when struct(l._ord, l._arrival) > struct(r._ord, r._arrival) then 1 else 0 end
+    ) as _changes
+  from grouped
+  group by _k, _version
+),
+
+rebuilt as (
+  select
+    _k as _cdc_key,
+    {%- for c in columns %}
+    {%- if c.name in key_columns %}
+    {{ spark_cdc.decode_value("try_element_at(" ~ spark_cdc.json_text_map('_k') ~ ", " ~ s(c.name) ~ ")", c.data_type, 'try_element_at(_key_hints, ' ~ s(c.name) ~ ')', cdc_format) }} as {{ q(c.name) }},
+    {%- else %}
+    {{ q(c.name) }},
+    {%- endif %}
+    {%- endfor %}
+    _valid_from as _cdc_valid_from,
+    lead(_valid_from) over (partition by _k order by _first) as _cdc_valid_to,
+    _valid_from_seq as _cdc_valid_from_seq,
+    lead(_valid_from_seq) over (partition by _k order by _first) as _cdc_valid_to_seq,
+    _valid_from_ord as _cdc_valid_from_ord,
+    lead(_first) over (partition by _k order by _first) is null as _cdc_is_current,
+    _is_deleted as _cdc_is_deleted,
+    _op as _cdc_op,
+    _seq as _cdc_seq,
+    _commit_ts as _cdc_commit_ts,
+    _changes as _cdc_changes
+  from versions
+)
+
+select o.*
+from old as o
+left anti join touched as t on o._cdc_key = t._k
+where o._cdc_key != {{ marker }}
+union all
+select * from rebuilt
+union all
+select
+  {{ marker }} as _cdc_key,
+  {%- for c in columns %}
+  cast(null as {{ c.data_type }}) as {{ q(c.name) }},
+  {%- endfor %}
+  cast(null as timestamp) as _cdc_valid_from,
+  cast(null as timestamp) as _cdc_valid_to,
+  cast(null as {{ seq_type }}) as _cdc_valid_from_seq,
+  cast(null as {{ seq_type }}) as _cdc_valid_to_seq,
+  cast(null as {{ seq_type }}) as _cdc_valid_from_ord,
+  false as _cdc_is_current,
+  true as _cdc_is_deleted,
+  'truncate' as _cdc_op,
+  max_by(c._seq, c._ord) as _cdc_seq,
+  max_by(c._commit_ts, c._ord) as _cdc_commit_ts,
+  array_sort(collect_list(c), (l, r) -> case when l._ord < r._ord then -1 when l._ord > r._ord then 1 else 0 end) as _cdc_changes
+from truncates
+having count(*) > 0
+{%- endmacro %}
+
+{#- One change as an SCD2 target stores it (from a cdc_batch_sql row, or a replayed stored change). -#}
+{% macro _scd2_change_struct() -%}
+  named_struct(
+    '_seq', _seq, '_ord', _ord, '_arrival', cast(_arrival as decimal(38,0)), '_op', _op,
+    '_after', _after, '_before', _before, '_present', _present, '_hints', _hints, '_commit_ts', _commit_ts)
+{%- endmacro %}
+
+{% macro _scd2_change_type() -%}
+  {%- set seq_type = 'struct<s1: decimal(38,0), s2: decimal(38,0), s3: decimal(38,0)>' -%}
+  struct<_seq: {{ seq_type }}, _ord: {{ seq_type }}, _arrival: decimal(38,0), _op: string, _after: string, _before: string, _present: array<string>, _hints: map<string,string>, _commit_ts: timestamp>
+{%- endmacro %}

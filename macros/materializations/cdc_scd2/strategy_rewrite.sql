@@ -1,0 +1,65 @@
+{#- parquet/orc (no MERGE): write the next history into a new version table, then swap the target
+    view onto it with one CREATE OR REPLACE VIEW that also records the consumed watermark. The table
+    being read (version N) is never the table being written (version N+1); a run killed before the
+    swap leaves version N in place. -#}
+{% macro _cdc_scd2_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) -%}
+  {%- set q = adapter.quote -%}
+  {%- set meta = cfg['meta_column_names'] -%}
+  {%- set old_relation = none -%}
+  {%- if state['version'] is not none and not cfg['full_refresh'] -%}
+    {%- set old_relation = spark_cdc._cdc_version_relation(target_relation, state['version']) -%}
+  {%- endif -%}
+  {%- set new_version = (state['version'] or 0) + 1 -%}
+  {%- set new_relation = spark_cdc._cdc_version_relation(target_relation, new_version) -%}
+  {#- An orphan of a run killed after writing this version but before the swap. -#}
+  {% do adapter.drop_relation(new_relation) %}
+
+  {%- call statement('main') -%}
+    create table {{ new_relation }}
+    using {{ cfg['file_format'] }}
+    {%- if cfg['partition_by'] %}
+    partitioned by ({% for p in cfg['partition_by'] %}{{ q(p) }}{{ ', ' if not loop.last }}{% endfor %})
+    {%- endif %}
+    as
+    {{ spark_cdc.scd2_state_sql(batch_sql, old_relation, cfg['columns'], cfg['key_columns'], cfg['cdc_format'], cfg['track_columns']) }}
+  {%- endcall -%}
+
+  {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
+  {%- set counts = run_query('select count(*), count_if(_cdc_is_current and not _cdc_is_deleted) from ' ~ new_relation ~ ' where _cdc_key != ' ~ marker) -%}
+  {%- call statement('cdc_swap') -%}
+    create or replace view {{ target_relation }}
+    tblproperties (
+      'spark_cdc.materialization' = 'cdc_scd2',
+      'spark_cdc.version' = '{{ new_version }}',
+      'spark_cdc.consumed_through' = '{{ consumed_through or "" }}',
+      'spark_cdc.last_invocation_id' = '{{ invocation_id }}',
+      'spark_cdc.last_batch_changes' = '{{ stats["changes"] }}',
+      'spark_cdc.versions' = '{{ counts[0][0] }}',
+      'spark_cdc.current_rows' = '{{ counts[0][1] }}'
+    )
+    as
+    select
+      {%- for c in cfg['columns'] %}
+      {{ q(c.name) }},
+      {%- endfor %}
+      _cdc_valid_from as {{ q(meta['valid_from']) }},
+      {%- if cfg['valid_to_current'] %}
+      case when _cdc_is_current then cast({{ cfg['valid_to_current'] }} as timestamp) else _cdc_valid_to end as {{ q(meta['valid_to']) }},
+      {%- else %}
+      _cdc_valid_to as {{ q(meta['valid_to']) }},
+      {%- endif %}
+      _cdc_valid_from_seq as {{ q(meta['valid_from_seq']) }},
+      _cdc_valid_to_seq as {{ q(meta['valid_to_seq']) }},
+      _cdc_is_current as {{ q(meta['is_current']) }},
+      _cdc_is_deleted as {{ q(meta['is_deleted']) }},
+      _cdc_op as {{ q(meta['op']) }},
+      _cdc_seq as {{ q(meta['seq']) }},
+      _cdc_commit_ts as {{ q(meta['commit_ts']) }}
+    from {{ new_relation }}
+    where _cdc_key != {{ marker }}
+    {%- if cfg['delete_handling'] == 'invalidate' %}
+      and not _cdc_is_deleted
+    {%- endif %}
+  {%- endcall -%}
+  {% do spark_cdc._cdc_drop_other_versions(target_relation, new_version) %}
+{%- endmacro %}

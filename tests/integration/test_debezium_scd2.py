@@ -1,0 +1,416 @@
+"""cdc_scd2 end to end through `dbt run`: the Debezium flink corpus into history tables.
+
+Scenarios share builds by using disjoint keys, so the module stays fast; each build is compared
+with exact expected versions (values, validity in sequence and commit time, flags, operation)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dbt_spark_cdc.testing import FORMATS, DbtProject, land_messages, read_jsonl_messages
+
+pytestmark = pytest.mark.integration
+
+CORPUS = Path(__file__).resolve().parents[2] / "integration_tests" / "data" / "debezium_postgres" / "flink"
+RUN = ("run", "--select", "+products_history")
+SNAP = 34078720
+
+# One row per version: id, name, description, weight, valid-from LSN, valid-to LSN, current, deleted, op.
+Version = tuple[int, str, str | None, float | None, int, int | None, bool, bool, str]
+IN_ORDER: list[Version] = [
+    (101, "scooter", "Small 2-wheel scooter", 3.14, SNAP, None, True, False, "snapshot"),
+    (102, "car battery", "12V car battery", 8.1, SNAP, None, True, False, "snapshot"),
+    (
+        103,
+        "12-pack drill bits",
+        "12-pack of drill bits with sizes ranging from #40 to #3",
+        0.8,
+        SNAP,
+        None,
+        True,
+        False,
+        "snapshot",
+    ),
+    (104, "hammer", "12oz carpenter's hammer", 0.75, SNAP, None, True, False, "snapshot"),
+    (105, "hammer", "14oz carpenter's hammer", 0.875, SNAP, None, True, False, "snapshot"),
+    (106, "hammer", "16oz carpenter's hammer", 1.0, SNAP, 34131104, False, False, "snapshot"),
+    (106, "hammer", "18oz carpenter hammer", 1.0, 34131104, None, True, False, "update"),
+    (107, "rocks", "box of assorted rocks", 5.3, SNAP, 34132200, False, False, "snapshot"),
+    (107, "rocks", "box of assorted rocks", 5.1, 34132200, None, True, False, "update"),
+    (108, "jacket", "water resistent black wind breaker", 0.1, SNAP, None, True, False, "snapshot"),
+    (109, "spare tire", "24 inch spare tire", 22.2, SNAP, None, True, False, "snapshot"),
+    (110, "jacket", "water resistent white wind breaker", 0.2, 34132560, 34133344, False, False, "insert"),
+    (110, "jacket", "new water resistent white wind breaker", 0.5, 34133344, None, True, False, "update"),
+    (111, "scooter", "Big 2-wheel scooter ", 5.18, 34133072, 34133584, False, False, "insert"),
+    (111, "scooter", "Big 2-wheel scooter ", 5.17, 34133584, 34133800, False, False, "update"),
+    (111, "scooter", "Big 2-wheel scooter ", 5.17, 34133800, None, True, True, "delete"),
+]
+
+
+def corpus(name: str) -> list[str]:
+    return read_jsonl_messages(str(CORPUS / f"debezium-postgres-data-{name}.txt"))
+
+
+def commit_times() -> dict[tuple[int, int], dt.datetime]:
+    """Source commit time of each corpus change by (id, LSN): the snapshot's rows differ by a ms."""
+    times = {}
+    for line in corpus("schema-exclude"):
+        message = json.loads(line)
+        pid = (message["after"] or message["before"])["id"]
+        ms = message["source"]["ts_ms"]
+        times[pid, message["source"]["lsn"]] = dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=ms)
+    return times
+
+
+def envelope(op: str, lsn: int, after: dict[str, Any] | None, before: dict[str, Any] | None = None) -> str:
+    """A Debezium change of inventory.products committed at LSN `lsn` (commit time derived from it)."""
+    return json.dumps(
+        {
+            "before": before,
+            "after": after,
+            "source": {
+                "version": "1.2.1.Final",
+                "connector": "postgresql",
+                "name": "fullfillment",
+                "ts_ms": ts_ms(lsn),
+                "snapshot": "false",
+                "db": "postgres",
+                "schema": "inventory",
+                "table": "products",
+                "txId": 700,
+                "lsn": lsn,
+            },
+            "op": op,
+            "ts_ms": ts_ms(lsn) + 100,
+        }
+    )
+
+
+def ts_ms(lsn: int) -> int:
+    return 1596000000000 + lsn
+
+
+def truncate(lsn: int) -> str:
+    return json.dumps(
+        {
+            "source": {
+                "version": "1.2.1.Final",
+                "connector": "postgresql",
+                "ts_ms": ts_ms(lsn),
+                "schema": "inventory",
+                "table": "products",
+                "txId": 800,
+                "lsn": lsn,
+            },
+            "op": "t",
+            "ts_ms": ts_ms(lsn) + 1,
+        }
+    )
+
+
+def product(pid: int, name: str, description: str | None, weight: float) -> dict[str, Any]:
+    return {"id": pid, "name": name, "description": description, "weight": weight}
+
+
+def versions(project: DbtProject, schema: str, model: str = "products_history") -> list[Version]:
+    rows = project.rows(f"select * from `{schema}`.{model} order by id, _cdc_valid_from_seq")
+    return [
+        (
+            r["id"],
+            r["name"],
+            r["description"],
+            r["weight"],
+            int(r["_cdc_valid_from_seq"]["s2"]),
+            None if r["_cdc_valid_to_seq"] is None else int(r["_cdc_valid_to_seq"]["s2"]),
+            r["_cdc_is_current"],
+            r["_cdc_is_deleted"],
+            r["_cdc_op"],
+        )
+        for r in rows
+    ]
+
+
+def of(history: list[Version], *ids: int) -> list[Version]:
+    return [v for v in history if v[0] in ids]
+
+
+def all_rows(project: DbtProject, schema: str) -> list[dict[str, Any]]:
+    return project.rows(f"select * from `{schema}`.products_history order by id, _cdc_valid_from_seq")
+
+
+def props(project: DbtProject, schema: str) -> dict[str, str]:
+    return {r["key"]: r["value"] for r in project.rows(f"show tblproperties `{schema}`.products_history")}
+
+
+def test_in_order_corpus_gives_exact_history_and_untracked_changes_update_in_place(
+    project: DbtProject, schema: str
+) -> None:
+    land_messages(project.spark, f"{schema}_raw", "debezium", corpus("schema-include"))
+    project.dbt("run", "--select", "+products_history", "products_weight_history")
+    assert versions(project, schema) == IN_ORDER
+
+    # Validity is also measured in source commit time; the current version's valid-to is null.
+    times = commit_times()
+    for r in all_rows(project, schema):
+        valid_to = r["_cdc_valid_to_seq"] and times[r["id"], int(r["_cdc_valid_to_seq"]["s2"])]
+        assert r["_cdc_valid_from"] == times[r["id"], int(r["_cdc_valid_from_seq"]["s2"])]
+        assert r["_cdc_valid_to"] == valid_to
+        assert (r["_cdc_seq"], r["_cdc_commit_ts"]) == (r["_cdc_valid_from_seq"], r["_cdc_valid_from"])
+    assert props(project, schema)["spark_cdc.materialization"] == "cdc_scd2"
+
+    # track_history_columns=['weight']: 106's description change updates its version in place;
+    # the current version's valid-to is valid_to_current.
+    rows = project.rows(f"select * from `{schema}`.products_weight_history order by id, valid_from")
+    end_of_time = dt.datetime(9999, 12, 31)
+    got = [
+        (
+            r["id"],
+            r["description"],
+            r["weight"],
+            r["valid_from"],
+            r["valid_to"],
+            r["is_current"],
+            r["_cdc_is_deleted"],
+            r["_cdc_op"],
+        )
+        for r in rows
+        if r["id"] in (106, 107, 111)
+    ]
+    assert got == [
+        (
+            106,
+            "18oz carpenter hammer",
+            1.0,
+            times[106, SNAP],
+            end_of_time,
+            True,
+            False,
+            "update",
+        ),
+        (107, "box of assorted rocks", 5.3, times[107, SNAP], times[107, 34132200], False, False, "snapshot"),
+        (107, "box of assorted rocks", 5.1, times[107, 34132200], end_of_time, True, False, "update"),
+        (
+            111,
+            "Big 2-wheel scooter ",
+            5.18,
+            times[111, 34133072],
+            times[111, 34133584],
+            False,
+            False,
+            "insert",
+        ),
+        (
+            111,
+            "Big 2-wheel scooter ",
+            5.17,
+            times[111, 34133584],
+            times[111, 34133800],
+            False,
+            False,
+            "update",
+        ),
+        # delete_handling='invalidate': the delete closes the last version and adds none.
+    ]
+    in_place = next(r for r in rows if r["id"] == 106)
+    assert int(in_place["_cdc_valid_from_seq"]["s2"]) == SNAP
+    assert int(in_place["_cdc_seq"]["s2"]) == 34131104
+    assert len(rows) == len(IN_ORDER) - 2
+    assert not [r for r in rows if r["_cdc_is_deleted"]]
+    partitions = project.rows(f"show partitions `{schema}`.products_weight_history__cdc_v1")
+    assert len(partitions) == 7  # partition_by='name': one per product name
+
+
+def test_shuffled_duplicated_batches_converge_to_the_in_order_history(
+    project: DbtProject, schema: str
+) -> None:
+    messages = corpus("schema-exclude") * 2
+    random.Random(20261123).shuffle(messages)
+    for batch in (messages[:11], messages[11:22], messages[22:]):
+        land_messages(project.spark, f"{schema}_raw", "debezium", batch)
+        project.dbt(*RUN)
+    assert versions(project, schema) == IN_ORDER
+
+
+def test_late_changes_deletes_toast_key_change_truncate_rerun_and_full_refresh(
+    project: DbtProject, schema: str, tmp_path: Path
+) -> None:
+    kite = product(300, "kite", "red kite", 0.3)
+    land_messages(
+        project.spark,
+        f"{schema}_raw",
+        "debezium",
+        [*corpus("schema-include"), envelope("d", 34300000, None, kite)],
+    )
+    project.dbt(*RUN)
+    assert of(versions(project, schema), 300) == [
+        (300, "kite", "red kite", 0.3, 34300000, None, True, True, "delete")
+    ]
+
+    scooter = product(101, "scooter", "Small 2-wheel scooter", 3.14)
+    late = [
+        # Older than 106's applied update (34131104): splits its snapshot version.
+        envelope("u", 34100000, product(106, "hammer", "17oz carpenter hammer", 1.0)),
+        # Older than 300's delete: history gains the insert, the key stays deleted.
+        envelope("c", 34200000, kite),
+        # Unchanged TOAST column: description keeps its value.
+        envelope("u", 34300000, product(104, "mallet", "__debezium_unavailable_value", 0.7)),
+        # A primary-key update 101 -> 401: delete of the old key, insert of the new one.
+        envelope("d", 34310000, None, scooter),
+        envelope("c", 34310000, {**scooter, "id": 401}),
+        # A redelivery of an applied change.
+        corpus("schema-include")[10],
+    ]
+    random.Random(7).shuffle(late)
+    land_messages(project.spark, f"{schema}_raw", "debezium", late)
+    project.dbt(*RUN)
+    history = versions(project, schema)
+    assert of(history, 106) == [
+        (106, "hammer", "16oz carpenter's hammer", 1.0, SNAP, 34100000, False, False, "snapshot"),
+        (106, "hammer", "17oz carpenter hammer", 1.0, 34100000, 34131104, False, False, "update"),
+        (106, "hammer", "18oz carpenter hammer", 1.0, 34131104, None, True, False, "update"),
+    ]
+    assert of(history, 300) == [
+        (300, "kite", "red kite", 0.3, 34200000, 34300000, False, False, "insert"),
+        (300, "kite", "red kite", 0.3, 34300000, None, True, True, "delete"),
+    ]
+    assert of(history, 104) == [
+        (104, "hammer", "12oz carpenter's hammer", 0.75, SNAP, 34300000, False, False, "snapshot"),
+        (104, "mallet", "12oz carpenter's hammer", 0.7, 34300000, None, True, False, "update"),
+    ]
+    assert of(history, 101, 401) == [
+        (101, "scooter", "Small 2-wheel scooter", 3.14, SNAP, 34310000, False, False, "snapshot"),
+        (101, "scooter", "Small 2-wheel scooter", 3.14, 34310000, None, True, True, "delete"),
+        (401, "scooter", "Small 2-wheel scooter", 3.14, 34310000, None, True, False, "insert"),
+    ]
+    untouched = [v for v in IN_ORDER if v[0] not in (101, 104, 106)]
+    assert [v for v in history if v[0] not in (101, 104, 106, 300, 401)] == untouched
+
+    # A truncate closes every open version; a later insert applies, an older one lands before it.
+    land_messages(
+        project.spark,
+        f"{schema}_raw",
+        "debezium",
+        [
+            truncate(34400000),
+            envelope("c", 34500000, product(200, "bike", "after truncate", 9.0)),
+            envelope("c", 34350000, product(201, "sled", "before truncate", 4.0)),
+        ],
+    )
+    project.dbt(*RUN)
+    history = versions(project, schema)
+    live_before = {
+        v[0] for v in history if v[4] < 34400000 and (v[5] is None or v[5] >= 34400000) and not v[7]
+    }
+    assert live_before == {102, 103, 104, 105, 106, 107, 108, 109, 110, 201, 401}
+    current = {v[0]: v for v in history if v[6]}
+    for pid in live_before:
+        assert current[pid][4:] == (34400000, None, True, True, "truncate"), pid
+    assert of(history, 201) == [
+        (201, "sled", "before truncate", 4.0, 34350000, 34400000, False, False, "insert"),
+        (201, "sled", "before truncate", 4.0, 34400000, None, True, True, "truncate"),
+    ]
+    assert of(history, 200) == [(200, "bike", "after truncate", 9.0, 34500000, None, True, False, "insert")]
+    assert all(not v[6] or v[7] for v in history if v[0] in (101, 111, 300))
+    assert len([v for v in history if v[0] == 300]) == 2
+
+    # No new changes: the target is left exactly as it is.
+    before, rows = props(project, schema), all_rows(project, schema)
+    project.dbt(*RUN)
+    after = props(project, schema)
+    assert after["spark_cdc.version"] == before["spark_cdc.version"]
+    assert after["spark_cdc.consumed_through"] == before["spark_cdc.consumed_through"]
+    assert all_rows(project, schema) == rows
+
+    # A full refresh rebuilds the same history from the change stream.
+    project.dbt(*RUN, "--full-refresh")
+    assert all_rows(project, schema) == rows
+
+    # Python models (returning the changes as a DataFrame) build the same history, and (cdc_scd1)
+    # the same current state as the truncate left: only 200.
+    def python_model(materialization: str) -> str:
+        return (
+            "def model(dbt, session):\n"
+            f"    dbt.config(materialized='{materialization}', unique_key='id',\n"
+            "               source_table='inventory.products', cdc_format='debezium',\n"
+            "               submission_method='session')\n"
+            f"    return session.table('`{schema}`.cdc_changes')\n"
+        )
+
+    columns = "".join(
+        f"      - {{name: {c}, data_type: {t}}}\n"
+        for c, t in [("id", "int"), ("name", "string"), ("description", "string"), ("weight", "double")]
+    )
+    yml = "version: 2\nmodels:\n" + "".join(
+        f"  - name: {m}\n    columns:\n{columns}" for m in ("history_py", "state_py")
+    )
+    files = {"history_py.py": python_model("cdc_scd2"), "state_py.py": python_model("cdc_scd1")}
+    files["models.yml"] = yml
+    side = side_project(project, tmp_path, files)
+    side.dbt("run", "--select", "history_py", "state_py", "--target-path", str(tmp_path / "target"))
+    assert project.rows(f"select * from `{schema}`.history_py order by id, _cdc_valid_from_seq") == rows
+    assert project.rows(f"select id, name from `{schema}`.state_py") == [{"id": 200, "name": "bike"}]
+
+
+BAD_CONFIGS = {
+    "bad_both_tracking": (
+        "track_history_columns=['name'], track_history_except_columns=['name']",
+        "track_history_except_columns",
+    ),
+    "bad_tracked_column": ("track_history_columns=['colour']", "track_history_columns"),
+    "bad_meta_collision": ("meta_column_names={'valid_from': 'name'}", "meta_column_names"),
+    "bad_meta_key": ("meta_column_names={'valid_form': 'valid_from'}", "meta_column_names"),
+    "bad_meta_duplicate": ("meta_column_names={'valid_from': 'v', 'valid_to': 'v'}", "meta_column_names"),
+    "bad_delete_handling": ("delete_handling='remove'", "delete_handling"),
+    "bad_file_format": ("file_format='delta'", "file_format"),
+}
+
+
+def side_project(project: DbtProject, path: Path, models: dict[str, str]) -> DbtProject:
+    """A throwaway dbt project at `path` using this package, with the given model files (name -> text);
+    it shares the profile (and so the SparkSession and the test's schema) with `project`."""
+    root = Path(__file__).resolve().parents[2]
+    (path / "models").mkdir()
+    (path / "packages.yml").write_text(f"packages:\n  - local: {root}\n")
+    (path / "dbt_project.yml").write_text(
+        f"name: spark_cdc_scd2_{path.name.lower()[:20]}\nversion: '0.1.0'\nconfig-version: 2\n"
+        "profile: spark_cdc_integration_tests\n"
+        "vars: {spark_cdc: {formats: {"
+        + ", ".join(f"{f}: {{enabled: {str(f == 'debezium').lower()}, relation: raw.{f}}}" for f in FORMATS)
+        + "}}}\n"
+    )
+    for name, text in models.items():
+        (path / "models" / name).write_text(text)
+    side = DbtProject(str(path), profiles_dir=project.profiles_dir)
+    side.dbt("deps", "--quiet")
+    return side
+
+
+def test_configuration_mistakes_fail_before_writing(project: DbtProject, schema: str, tmp_path: Path) -> None:
+    """A throwaway project of misconfigured cdc_scd2 models: each fails naming model, setting and fix."""
+    columns = "      - {name: id, data_type: int}\n      - {name: name, data_type: string}"
+    files, yml = {}, ["version: 2", "models:"]
+    for name, (settings, _) in BAD_CONFIGS.items():
+        files[f"{name}.sql"] = (
+            f"{{{{ config(materialized='cdc_scd2', unique_key='id', cdc_format='debezium', {settings}) }}}}\n"
+            "select 1 as id\n"
+        )
+        yml += [f"  - name: {name}", "    columns:", columns]
+    files["models.yml"] = "\n".join(yml) + "\n"
+    errors = side_project(project, tmp_path, files)
+    result = errors.dbt(
+        "run", "--select", "bad_*", "--target-path", str(tmp_path / "target"), expect_success=False
+    )
+
+    messages = {r.node.name: r.message for r in result.result.results}
+    assert set(messages) == set(BAD_CONFIGS)
+    for name, (_, setting) in BAD_CONFIGS.items():
+        assert f"'{name}'" in messages[name] and setting in messages[name] and "Fix:" in messages[name], (
+            messages[name]
+        )
+    tables = project.rows(f"show tables in `{schema}`")
+    assert not [t for t in tables if t["tableName"].startswith("bad_")]
