@@ -19,7 +19,14 @@ EXPECTED = sorted(
     key=lambda r: r["id"],
 )
 # The SCD2 targets have their own module (test_debezium_scd2.py).
-BUILD = ("build", "--exclude", "udf_smoke_sql", "udf_smoke_python", "products_history", "products_weight_history")
+BUILD = (
+    "build",
+    "--exclude",
+    "udf_smoke_sql",
+    "udf_smoke_python",
+    "products_history",
+    "products_weight_history",
+)
 
 
 def corpus(name: str) -> list[str]:

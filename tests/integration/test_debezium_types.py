@@ -15,7 +15,14 @@ pytestmark = pytest.mark.integration
 
 DATA = Path(__file__).resolve().parents[2] / "integration_tests" / "data" / "debezium_postgres"
 # The SCD2 targets have their own module (test_debezium_scd2.py).
-BUILD = ("build", "--exclude", "udf_smoke_sql", "udf_smoke_python", "products_history", "products_weight_history")
+BUILD = (
+    "build",
+    "--exclude",
+    "udf_smoke_sql",
+    "udf_smoke_python",
+    "products_history",
+    "products_weight_history",
+)
 
 
 def connect_decimal(unscaled: int) -> str:
