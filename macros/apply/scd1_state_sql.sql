@@ -93,7 +93,10 @@ fresh as (
 ),
 
 bounded as (
-  select f.*, max(case when _op = 'delete' then struct(_ord, _arrival) end) over (partition by _k) as _last_delete
+  select
+    f.*,
+    max(case when _op = 'delete' then struct(_ord, _arrival) end) over (partition by _k) as _last_delete,
+    max(struct(_ord, _arrival)) over (partition by _k) as _last_change
   from fresh as f
 ),
 
@@ -116,7 +119,10 @@ folded as (
     max_by(
       named_struct('v', try_element_at(_img, {{ spark_cdc._sql_string(c.name) }}),
                    'h', try_element_at(_hints, {{ spark_cdc._sql_string(c.name) }})),
-      case when (_op = 'delete' and coalesce(map_contains_key(_img, {{ spark_cdc._sql_string(c.name) }}), false))
+      {#- A delete's before image describes the tombstone only: a later change of the key in this
+          batch starts from nothing, never from the deleted row's values. #}
+      case when (_op = 'delete' and struct(_ord, _arrival) = _last_change
+                 and coalesce(map_contains_key(_img, {{ spark_cdc._sql_string(c.name) }}), false))
              or (_op != 'delete' and (_present is null or array_contains(_present, {{ spark_cdc._sql_string(c.name) }})))
            then struct(_ord, _arrival) end
     ) as {{ q(c.name ~ '__new') }}
