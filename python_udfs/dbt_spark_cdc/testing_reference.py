@@ -277,6 +277,23 @@ def _scenario_step(rng: random.Random, g: Scenario, source: _Source, lsn: int, t
     return [Event("u", lsn, key, after=after, before=None, tx_id=tx)]
 
 
+def add_sequence_conflicts(rng: random.Random, events: Sequence[Event], rate: float) -> list[Event]:
+    """``events`` plus, for a ``rate`` share of the keyed ones, a rival: a different change of the
+    same key with the same LSN (what a broken connector or a replayed, edited topic produces)."""
+    out = list(events)
+    for e in events:
+        if e.key is None or rng.random() >= rate:
+            continue
+        if e.op == "d":
+            rival = Event("d", e.lsn, e.key, before={"id": e.key, "qty": rng.randrange(1000)}, tx_id=e.tx_id)
+        else:
+            assert e.after is not None
+            rival = Event(e.op, e.lsn, e.key, after={**e.after, "qty": rng.randrange(1000)}, tx_id=e.tx_id)
+        if rival.content() != e.content():
+            out.append(rival)
+    return sorted(out, key=lambda e: e.lsn)
+
+
 # --- delivery -----------------------------------------------------------------------------------
 
 

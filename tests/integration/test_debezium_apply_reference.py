@@ -11,7 +11,9 @@ A table type plugs in as one more entry of TARGETS with its own reference functi
 
 from __future__ import annotations
 
+import json
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,10 +25,12 @@ from dbt_spark_cdc.testing_reference import (
     Event,
     History,
     Row,
+    add_sequence_conflicts,
     deliver,
     expected_rows,
     generate_history,
     reference_scd1,
+    sequence_conflicts,
 )
 
 pytestmark = pytest.mark.integration
@@ -43,6 +47,7 @@ class Target:
     source_schema: str
     source_table: str
     history: History
+    events: list[Event]  # the history plus rival changes (sequence conflicts), in LSN order
     deliveries: list[list[Event]]
     expected: Callable[[list[Event]], list[Row]]
     query: str
@@ -62,26 +67,17 @@ def make_targets(seed: int) -> list[Target]:
     rng = random.Random(seed)
     plain = generate_history(rng, scenarios=160, first_key=0)
     truncated = generate_history(rng, scenarios=60, first_key=100_000, first_scenario=160, truncates=6)
-    return [
-        Target(
-            "apply_reference_scd1",
-            "reference",
-            "items",
-            plain,
-            deliver(rng, plain.events, batches=BATCHES),
-            scd1_expected,
-            scd1_query("apply_reference_scd1"),
-        ),
-        Target(
-            "apply_reference_scd1_truncated",
-            "reference",
-            "items_truncated",
-            truncated,
-            deliver(rng, truncated.events, batches=BATCHES),
-            scd1_expected,
-            scd1_query("apply_reference_scd1_truncated"),
-        ),
-    ]
+    targets = []
+    for model, table, history in (
+        ("apply_reference_scd1", "items", plain),
+        ("apply_reference_scd1_truncated", "items_truncated", truncated),
+    ):
+        events = add_sequence_conflicts(rng, history.events, rate=0.03)
+        deliveries = deliver(rng, events, batches=BATCHES)
+        targets.append(
+            Target(model, "reference", table, history, events, deliveries, scd1_expected, scd1_query(model))
+        )
+    return targets
 
 
 def build_args(targets: list[Target]) -> tuple[str, ...]:
@@ -112,7 +108,7 @@ def explain(target: Target, delivered: list[list[Event]], expected: list[Row], a
     for k in wrong[:5]:
         lines.append(f"key {k}: expected {exp.get(k)}\n        actual   {act.get(k)}")
         scenario = target.history.scenarios[(k - first_key) // 10]
-        for e in target.history.events:
+        for e in target.events:
             if e.key in scenario.keys or e.key is None:
                 batches = arrival.get(id(e))
                 lines.append(f"    lsn {e.lsn} op {e.op} key {e.key} batches {batches} after {e.after}")
@@ -143,10 +139,26 @@ def test_scd1_converges_to_the_reference_for_random_histories(project: DbtProjec
             actual = normalised(project.rows(t.query.format(schema=schema)))
             assert actual == expected, explain(t, delivered[t.model], expected, actual)
 
-    quarantined = project.rows(f"select reason_code from `{schema}`.cdc_quarantine")
-    assert quarantined == []
+        # Every delivered copy of a change in a sequence conflict is quarantined, and nothing else.
+        conflicted: Counter[tuple[str, int, int]] = Counter()
+        for t in targets:
+            so_far = [e for batch in delivered[t.model] for e in batch]
+            groups = sequence_conflicts(so_far)
+            table = f"{t.source_schema}.{t.source_table}"
+            conflicted.update((table, e.key, e.lsn) for e in so_far if (e.key, e.lsn) in groups)
+        reasons = project.rows(f"select reason_code from `{schema}`.cdc_quarantine")
+        expected_reasons = Counter({"sequence_conflict": conflicted.total()}) if conflicted else Counter()
+        assert Counter(r["reason_code"] for r in reasons) == expected_reasons
+        recorded = project.rows(
+            f"select source_table, key, seq.s2 as lsn from `{schema}`.cdc_sequence_conflicts"
+            " where row_kind = 'conflict'"
+        )
+        found = Counter((r["source_table"], int(json.loads(r["key"])["id"]), int(r["lsn"])) for r in recorded)
+        assert found == conflicted
+
     # The histories really exercise every kind of change the suite is about.
-    events = [e for t in targets for e in t.history.events]
+    events = [e for t in targets for e in t.events]
     assert {e.op for e in events} == {"c", "u", "d", "r", "t"}
     assert sum(e.is_partial for e in events) > 50
+    assert len(sequence_conflicts(events)) >= 20
     assert sum(1 for t in targets for b in t.deliveries for e in b) > len(events)  # redeliveries
