@@ -2,6 +2,11 @@
     Python output, shaped like cdc_changes) for its format and source table, loaded after
     `consumed_through`.
 
+    A row without a key (other than a truncate) or without a sequence cannot be applied: the run
+    fails with an error naming the model and the fix, before anything is written. (Staging never
+    emits such rows — it quarantines them as missing_key / missing_sequence — so they come from the
+    target model's own SQL.)
+
     With `rebuild_keys`, the batch also carries the complete history (in the input relation) of every
     key that a sequence conflict detected since `consumed_through` touches, flagged `_rebuild`, plus
     one `_op = 'rebuild'` row per such key whose `_loaded_at` is the detection time. The apply then
@@ -58,9 +63,13 @@ from ({{ conflicts }}) as c
   seq as _seq,
   {{ spark_cdc.change_order_key('seq') }} as _ord,
   raw_ref.order as _arrival,
-  {#- key_only changes (CockroachDB envelope=key_only) carry no column values: refuse them, loudly. #}
+  {#- key_only changes (CockroachDB envelope=key_only) carry no column values; a change without a
+      key or sequence cannot be ordered or placed. Refuse them, loudly: raise_error fails the query
+      that first reads the batch (the materialization's probe), before anything is written. #}
   case
     when op = 'key_only' then raise_error({{ spark_cdc._sql_string(spark_cdc._key_only_error(source_table)) }})
+    when key is null and op != 'truncate' then raise_error({{ spark_cdc._sql_string(spark_cdc._null_key_error(source_table)) }})
+    when seq is null or (seq.s1 is null and seq.s2 is null and seq.s3 is null) then raise_error({{ spark_cdc._sql_string(spark_cdc._null_sequence_error(source_table)) }})
     else op
   end as _op,
   after as _after,
@@ -73,7 +82,6 @@ from ({{ conflicts }}) as c
 
 {% macro _cdc_batch_filter(source_table, cdc_format) -%}
 op in ('insert', 'update', 'upsert', 'snapshot', 'delete', 'truncate', 'key_only')
-  and (key is not null or op = 'truncate')
   {%- if cdc_format %}
   and cdc_format = {{ spark_cdc._sql_string(cdc_format) }}
   {%- endif %}
@@ -114,3 +122,10 @@ where row_kind = 'conflict'
   {{- return("spark_cdc: model '" ~ model['name'] ~ "' received key_only changes" ~ (" for source table '" ~ source_table ~ "'" if source_table else "") ~ ": a CockroachDB changefeed with envelope=key_only carries keys but no column values, so no target can be built from it. Fix: recreate the changefeed with envelope=wrapped (or bare/row) for the tables this model reads, or set this model's source_table to a table whose feed carries values.") -}}
 {%- endmacro %}
 
+{% macro _null_key_error(source_table) -%}
+  {{- return("spark_cdc: model '" ~ model['name'] ~ "' selected a change with a null key" ~ (" for source table '" ~ source_table ~ "'" if source_table else "") ~ ". A change without a key cannot be applied, and dropping it would lose it silently; nothing was written. cdc_changes never has one (staging quarantines them as missing_key), so the model's own SQL produced it. Fix: correct the model's key expression, or filter such rows out explicitly in the model (where key is not null or op = 'truncate').") -}}
+{%- endmacro %}
+
+{% macro _null_sequence_error(source_table) -%}
+  {{- return("spark_cdc: model '" ~ model['name'] ~ "' selected a change with a null seq" ~ (" for source table '" ~ source_table ~ "'" if source_table else "") ~ ". A change without a sequence cannot be ordered, and dropping it would lose it silently; nothing was written. cdc_changes never has one (staging quarantines them as missing_sequence), so the model's own SQL produced it. Fix: keep cdc_changes.seq (or build a struct<s1,s2,s3: decimal(38,0)> that orders the table's changes) in the model, or filter such rows out explicitly.") -}}
+{%- endmacro %}

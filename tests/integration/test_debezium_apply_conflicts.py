@@ -1,5 +1,5 @@
-"""Sequence conflicts (same key and seq, different change), end to end through `dbt build`.
-See docs/apply_semantics.md."""
+"""Sequence conflicts (same key and seq, different change) and invalid target input (null key or
+seq), end to end through `dbt build`. See docs/apply_semantics.md."""
 
 from __future__ import annotations
 
@@ -125,3 +125,28 @@ def test_conflict_across_runs_takes_back_the_applied_change(project: DbtProject,
         3: ("three", "insert"),
         4: ("untouched", "insert"),
     }
+
+
+@pytest.mark.parametrize(("mode", "what"), [("null_key", "null key"), ("null_seq", "null seq")])
+def test_null_key_or_seq_in_target_input_fails_the_run_and_writes_nothing(
+    project: DbtProject, schema: str, mode: str, what: str
+) -> None:
+    model = "apply_invalid_input"
+    build = (*BUILD, f"+{model}", "--vars", json.dumps({"apply_invalid_input": mode}))
+    land(project, schema, Event("c", 10, 1, after=row(1, "one")))
+    project.dbt(*build)
+    assert state(project, schema, model) == {1: ("one", "insert")}
+
+    land(project, schema, Event("c", 11, 2, after=row(2, "two")), Event("u", 12, 1, after=row(1, "uno")))
+    result = project.dbt(*build, expect_success=False)
+    messages = [str(r.message) for r in result.result.results if r.status == "error"]
+    assert len(messages) == 1
+    assert (
+        f"model '{model}' selected a change with a {what} for source table 'reference.items'" in messages[0]
+    )
+    assert "nothing was written" in messages[0] and "Fix:" in messages[0]
+    assert state(project, schema, model) == {1: ("one", "insert")}
+
+    # Once the model is fixed, the next run applies the whole batch.
+    project.dbt(*BUILD, f"+{model}", "--vars", json.dumps({"apply_invalid_input": "valid"}))
+    assert state(project, schema, model) == {1: ("uno", "update"), 2: ("two", "insert")}
