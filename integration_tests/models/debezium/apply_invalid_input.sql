@@ -1,6 +1,6 @@
 {#- A target whose own SQL breaks the change contract on request (var apply_invalid_input: null_key
     or null_seq nulls the key or seq of id 2; valid passes cdc_changes through). Enabled only when
-    the var is set (tests/integration/test_debezium_apply_conflicts.py). -#}
+    the var is set (tests/integration/test_debezium_apply_rules.py). -#}
 {%- set mode = var('apply_invalid_input', none) -%}
 {{ config(materialized='cdc_scd1', unique_key='id', source_table='reference.items', cdc_format='debezium',
           enabled=(mode is not none)) }}

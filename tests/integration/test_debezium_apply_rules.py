@@ -1,5 +1,6 @@
-"""Sequence conflicts (same key and seq, different change) and invalid target input (null key or
-seq), end to end through `dbt build`. See docs/apply_semantics.md."""
+"""Apply rules beyond the randomized reference suite, end to end through `dbt build`: sequence
+conflicts (same key and seq, different change) within and across runs, invalid target input (null
+key or seq), and the known limit of partial images. See docs/apply_semantics.md."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import pytest
 from dbt_spark_cdc.testing import DbtProject, land_messages
-from dbt_spark_cdc.testing_reference import Event
+from dbt_spark_cdc.testing_reference import TOAST_PLACEHOLDER, Event
 
 pytestmark = pytest.mark.integration
 
@@ -150,3 +151,21 @@ def test_null_key_or_seq_in_target_input_fails_the_run_and_writes_nothing(
     # Once the model is fixed, the next run applies the whole batch.
     project.dbt(*BUILD, f"+{model}", "--vars", json.dumps({"apply_invalid_input": "valid"}))
     assert state(project, schema, model) == {1: ("uno", "update"), 2: ("two", "insert")}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="SCD1 keeps one seq per key, not per column: an older full image arriving after a newer "
+    "partial one is stale, so the partial image's missing column keeps its older value "
+    "(docs/apply_semantics.md, 'Partial images need their base first')",
+)
+def test_partial_image_before_an_older_full_image_converges(project: DbtProject, schema: str) -> None:
+    first = {**row(1, "first"), "note": "note-1"}
+    second = {**row(1, "second"), "note": "note-2"}
+    partial = {**row(1, "third"), "note": TOAST_PLACEHOLDER}
+    land(project, schema, Event("c", 10, 1, after=first), Event("u", 30, 1, after=partial))
+    project.dbt(*BUILD)
+    land(project, schema, Event("u", 20, 1, after=second))
+    project.dbt(*BUILD)
+    notes = project.rows(f"select note from `{schema}`.{TARGET}")
+    assert notes == [{"note": "note-2"}]  # what applying 10, 20, 30 in order gives
