@@ -9,7 +9,10 @@
       arriving later cannot resurrect the key;
     - a column absent from a partial image keeps its previous value; present and null becomes null;
     - a truncate deletes every key whose last change is older, and is remembered in a marker row
-      so that older changes of keys not yet seen are refused too. -#}
+      so that older changes of keys not yet seen are refused too;
+    - a key flagged `_rebuild` (a sequence conflict touched it after it was applied) forgets its
+      stored row and is recomputed from the batch, which then carries its whole remaining history.
+    `batch_sql` comes from spark_cdc.cdc_batch_sql(..., rebuild_keys=true). -#}
 {% macro scd1_state_sql(batch_sql, old_relation, columns, key_columns, cdc_format=none) -%}
   {{ return(adapter.dispatch('scd1_state_sql', 'spark_cdc')(batch_sql, old_relation, columns, key_columns, cdc_format)) }}
 {%- endmacro %}
@@ -51,8 +54,15 @@ old as (
   {%- endif %}
 ),
 
+rebuilt as (
+  select distinct _k from batch where _rebuild
+),
+
 old_rows as (
-  select * from old where _cdc_key != {{ marker }}
+  select o.*
+  from old as o
+  left anti join rebuilt as r on o._cdc_key = r._k
+  where o._cdc_key != {{ marker }}
 ),
 
 truncates as (
@@ -79,7 +89,7 @@ deduped as (
   select * from (
     select b.*, row_number() over (partition by _k, _ord, _op, _after, _before order by _arrival) as _dup
     from batch as b
-    where _op != 'truncate'
+    where _op not in ('truncate', 'rebuild')
   ) where _dup = 1
 ),
 
@@ -93,7 +103,10 @@ fresh as (
 ),
 
 bounded as (
-  select f.*, max(case when _op = 'delete' then struct(_ord, _arrival) end) over (partition by _k) as _last_delete
+  select
+    f.*,
+    max(case when _op = 'delete' then struct(_ord, _arrival) end) over (partition by _k) as _last_delete,
+    max(struct(_ord, _arrival)) over (partition by _k) as _last_change
   from fresh as f
 ),
 
@@ -116,7 +129,10 @@ folded as (
     max_by(
       named_struct('v', try_element_at(_img, {{ spark_cdc._sql_string(c.name) }}),
                    'h', try_element_at(_hints, {{ spark_cdc._sql_string(c.name) }})),
-      case when (_op = 'delete' and coalesce(map_contains_key(_img, {{ spark_cdc._sql_string(c.name) }}), false))
+      {#- A delete's before image describes the tombstone only: a later change of the key in this
+          batch starts from nothing, never from the deleted row's values. #}
+      case when (_op = 'delete' and struct(_ord, _arrival) = _last_change
+                 and coalesce(map_contains_key(_img, {{ spark_cdc._sql_string(c.name) }}), false))
              or (_op != 'delete' and (_present is null or array_contains(_present, {{ spark_cdc._sql_string(c.name) }})))
            then struct(_ord, _arrival) end
     ) as {{ q(c.name ~ '__new') }}
