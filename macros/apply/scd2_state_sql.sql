@@ -114,9 +114,11 @@ key_changes as (
   select _k, c from batch_changes where c._op != 'truncate'
 ),
 
+{#- A redelivery is a change of the same key and seq with the same effect (see
+    cdc_sequence_conflicts): the before image and insert/update/snapshot do not tell it apart. #}
 deduped as (
   select _k, c from (
-    select k.*, row_number() over (partition by _k, c._ord, c._op, c._after, c._before order by c._arrival) as _dup
+    select k.*, row_number() over (partition by _k, c._ord, {{ spark_cdc._change_effect('c._op') }}, c._after order by c._arrival) as _dup
     from key_changes as k
   ) where _dup = 1
 ),

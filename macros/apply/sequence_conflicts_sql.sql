@@ -1,21 +1,36 @@
 {#- Body of the cdc_sequence_conflicts model: changes of the canonical stream that share format,
-    source table, key and sequence with a *different* change (op, after or before differ). The
-    sequence is what orders changes, so such a pair has no defined order: neither may be applied,
-    and picking one would be silent data loss. Exact redeliveries (same content) are not conflicts.
+    source table, key and sequence with a change of a *different effect*. The sequence is what orders
+    changes, so such a pair has no defined order: neither may be applied, and picking one would be
+    silent data loss.
 
-    Incremental: a run looks only at the (format, table, key, seq) groups of changes staged since
-    the last run, then finds the other members of those groups among all staged changes (a
-    semi-join on narrow columns, so a run costs one scan of the key and seq columns plus work in
-    proportion to the new changes). Every change of a conflicting group is recorded once (row_kind
-    'conflict'), including members staged in earlier runs. Each run that saw new changes appends one
-    'checkpoint' row, the watermark of staged changes already checked (a run that finds no conflict
-    must still remember how far it has looked). -#}
+    Two changes have the same effect when they upsert the same image (insert, update, upsert and
+    snapshot are one class; the image is compared as a JSON object, so key order and spacing do not
+    matter) or both delete. The before image is not compared: apply never reads it to decide a
+    row's state, and connectors send it or not by option (CockroachDB `diff`, Debezium REPLICA
+    IDENTITY), so one change delivered under two configurations is a redelivery, not a conflict.
+
+    A sequence taken from the landing order (the fallback of formats whose messages carry no source
+    sequence: YDB without virtual timestamps, CockroachDB without `updated`, Qlik full-load rows,
+    Debezium without an LSN) orders changes only within one raw partition; offsets of two partitions
+    are not comparable, so such changes are only compared within their partition (`order_scope`).
+
+    Incremental: a run looks only at the groups of changes staged since the last run, then finds the
+    other members of those groups among all staged changes (a semi-join on narrow columns, so a run
+    costs one scan of the key and seq columns plus work in proportion to the new changes). Every
+    change of a conflicting group is recorded once (row_kind 'conflict'), including members staged
+    in earlier runs. Each run that saw new changes appends one 'checkpoint' row, the watermark of
+    staged changes already checked (a run that finds no conflict must still remember how far it has
+    looked). -#}
 {% macro sequence_conflicts_sql() -%}
   {{ return(adapter.dispatch('sequence_conflicts_sql', 'spark_cdc')()) }}
 {%- endmacro %}
 
 {% macro default__sequence_conflicts_sql() -%}
-  {%- set content = "named_struct('op', op, 'after', after, 'before', before)" %}
+  {%- set effect_class = spark_cdc._change_effect('op') %}
+  {#- Cheap first pass on the image text; the JSON comparison runs only for groups it flags. #}
+  {%- set raw_content = "named_struct('op', _effect, 'after', after)" %}
+  {%- set content = "named_struct('op', _effect, 'after', array_sort(map_entries(" ~ spark_cdc.json_text_map('after') ~ ")))" %}
+  {%- set group_on = "c.cdc_format <=> g.cdc_format and c.source_table <=> g.source_table and c.key = g.key and c._ord = g._ord and c._scope <=> g._scope" %}
 with staged as (
   {{ spark_cdc.union_staged('change', [
       'cdc_format', 'source_table', 'op', 'key', 'after', 'before', 'seq', 'raw_ref', 'ingested_at',
@@ -23,7 +38,11 @@ with staged as (
 ),
 
 changes as (
-  select s.*, {{ spark_cdc.change_order_key('s.seq') }} as _ord
+  select
+    s.*,
+    {{ spark_cdc.change_order_key('s.seq') }} as _ord,
+    {{ spark_cdc._sequence_order_scope('s.seq', 's.raw_ref') }} as _scope,
+    {{ effect_class }} as _effect
   from staged as s
   {#- A truncate has no key: it is ordered against the whole table, not against one key's changes. #}
   where s.key is not null
@@ -45,8 +64,8 @@ new_changes as (
 candidates as (
   select c.*
   from changes as c
-  left semi join (select distinct cdc_format, source_table, key, _ord from new_changes) as g
-    on c.cdc_format <=> g.cdc_format and c.source_table <=> g.source_table and c.key = g.key and c._ord = g._ord
+  left semi join (select distinct cdc_format, source_table, key, _ord, _scope from new_changes) as g
+    on {{ group_on }}
 ),
 
 {%- else %}
@@ -61,10 +80,19 @@ candidates as (
 
 {%- endif %}
 
-groups as (
-  select cdc_format, source_table, key, _ord, count(distinct {{ content }}) as distinct_changes
+text_groups as (
+  select cdc_format, source_table, key, _ord, _scope
   from candidates
-  group by cdc_format, source_table, key, _ord
+  group by cdc_format, source_table, key, _ord, _scope
+  having count(distinct {{ raw_content }}) > 1
+),
+
+groups as (
+  select c.cdc_format, c.source_table, c.key, c._ord, c._scope, count(distinct {{ content }}) as distinct_changes
+  from candidates as c
+  left semi join text_groups as g
+    on {{ group_on }}
+  group by c.cdc_format, c.source_table, c.key, c._ord, c._scope
   having count(distinct {{ content }}) > 1
 ),
 
@@ -72,12 +100,13 @@ conflicting as (
   select c.*, g.distinct_changes
   from candidates as c
   join groups as g
-    on c.cdc_format <=> g.cdc_format and c.source_table <=> g.source_table and c.key = g.key and c._ord = g._ord
+    on {{ group_on }}
   {%- if is_incremental() %}
   {#- Members recorded by an earlier run (a third change joining a known conflict). #}
   left anti join (select * from {{ this }} where row_kind = 'conflict') as seen
     on c.cdc_format <=> seen.cdc_format and c.source_table <=> seen.source_table and c.key = seen.key
-   and c._ord = {{ spark_cdc.change_order_key('seen.seq') }} and c.raw_ref <=> seen.raw_ref
+   and c._ord = {{ spark_cdc.change_order_key('seen.seq') }} and c._scope <=> seen.order_scope
+   and c.raw_ref <=> seen.raw_ref
   {%- endif %}
 )
 
@@ -87,6 +116,7 @@ select
   source_table,
   key,
   seq,
+  _scope as order_scope,
   op,
   after,
   before,
@@ -105,6 +135,7 @@ select
   cast(null as string) as source_table,
   cast(null as string) as key,
   cast(null as struct<s1: decimal(38,0), s2: decimal(38,0), s3: decimal(38,0)>) as seq,
+  cast(null as string) as order_scope,
   cast(null as string) as op,
   cast(null as string) as after,
   cast(null as string) as before,
@@ -115,4 +146,21 @@ select
   current_timestamp() as cdc_loaded_at
 from new_changes
 having count(*) > 0
+{%- endmacro %}
+
+
+{#- SQL expression: the raw partition when a change's `seq` was taken from the landing order (it
+    holds the raw order value and no source sequence beside it), else null. Such a sequence orders
+    changes only within one partition of the raw table. -#}
+{% macro _sequence_order_scope(seq_expr, raw_ref_expr) -%}
+  case when {{ seq_expr }}.s3 = {{ raw_ref_expr }}.order
+         or ({{ seq_expr }}.s1 = {{ raw_ref_expr }}.order and {{ seq_expr }}.s2 is null)
+       then {{ raw_ref_expr }}.partition end
+{%- endmacro %}
+
+{#- SQL expression: what a change does to its key, the class two deliveries of one key and seq are
+    compared by: 'upsert' (insert, update, upsert, snapshot), else the op itself (delete, truncate,
+    key_only). -#}
+{% macro _change_effect(op_expr) -%}
+  case when {{ op_expr }} in ('insert', 'update', 'upsert', 'snapshot') then 'upsert' else {{ op_expr }} end
 {%- endmacro %}

@@ -9,9 +9,10 @@ from (
       'raw_ref', 'ingested_at', 'cdc_loaded_at']) }}
 ) as s
 left anti join (
-  select cdc_format, source_table, key, {{ spark_cdc.change_order_key('seq') }} as _ord
+  select cdc_format, source_table, key, {{ spark_cdc.change_order_key('seq') }} as _ord, order_scope
   from {{ ref('cdc_sequence_conflicts') }}
   where row_kind = 'conflict'
 ) as c
   on s.cdc_format <=> c.cdc_format and s.source_table <=> c.source_table and s.key = c.key
  and {{ spark_cdc.change_order_key('s.seq') }} = c._ord
+ and {{ spark_cdc._sequence_order_scope('s.seq', 's.raw_ref') }} <=> c.order_scope

@@ -209,10 +209,23 @@ def test_encoder_matrix(project: DbtProject, schema: str, envelope: str) -> None
     assert watermark[0]["resolved_messages"] == 4
     rows = changes(project, schema)
     if envelope == "wrapped":
-        # updated order: the two option sets without `updated` have no HLC.
-        assert reasons(project, schema, "cdc_quarantine") == Counter({"missing_sequence": 4})
-        assert Counter(c["op"] for c in rows) == Counter({"upsert": 1, "insert": 1, "delete": 2})
-        assert {(c["seq"]["s1"], c["seq"]["s2"]) for c in rows} == {(Decimal(1), Decimal(2))}
+        # updated order: the two option sets without `updated` have no HLC. The encoder test stamps
+        # its insert and its delete of key 1 with one HLC (1.0000000002), which no real changefeed
+        # does: two changes of different effect at one sequence are a conflict, and none applies.
+        assert reasons(project, schema, "cdc_quarantine") == Counter(
+            {"missing_sequence": 4, "sequence_conflict": 4}
+        )
+        assert rows == []
+        conflicting = project.rows(
+            f"select op, seq, distinct_changes from `{schema}`.cdc_sequence_conflicts"
+            " where row_kind = 'conflict'"
+        )
+        assert Counter(c["op"] for c in conflicting) == Counter({"upsert": 1, "insert": 1, "delete": 2})
+        assert {(c["seq"]["s1"], c["seq"]["s2"]) for c in conflicting} == {(Decimal(1), Decimal(2))}
+        # upsert and insert of one image are one effect; the deletes (with and without diff) another.
+        assert {c["distinct_changes"] for c in conflicting} == {2}
+        assert state(project, schema, "crdb_foo") == []
+        return
     elif envelope == "row":
         assert reasons(project, schema, "cdc_quarantine") == Counter()
         assert Counter(c["op"] for c in rows) == Counter({"upsert": 4, "delete": 4})

@@ -70,6 +70,27 @@ def test_conflict_in_one_batch_applies_neither_change(project: DbtProject, schem
     assert sorted(json.loads(c["key"])["id"] for c in changes) == ["1", "2"]
 
 
+def test_one_change_with_and_without_its_before_image_is_a_redelivery(
+    project: DbtProject, schema: str
+) -> None:
+    # The same change as two connector configurations send it: no conflict, applied once.
+    land(
+        project,
+        schema,
+        Event("c", 10, 1, after=row(1, "first")),
+        Event("u", 20, 1, after=row(1, "a"), before=row(1, "first")),
+        Event("u", 20, 1, after=row(1, "a")),
+        # Re-serialized by another converter: same image, other key order.
+        Event("u", 20, 1, after=dict(reversed(row(1, "a").items()))),
+        Event("c", 11, 2, after=row(2, "two")),
+        Event("d", 21, 2, before=row(2, "two")),
+        Event("d", 21, 2, before={"id": 2}),
+    )
+    project.dbt(*BUILD)
+    assert state(project, schema) == {1: ("a", "update")}
+    assert conflicts(project, schema) == []
+
+
 def test_conflict_across_runs_takes_back_the_applied_change(project: DbtProject, schema: str) -> None:
     # Run 1: key 1 is updated by A, key 3 deleted by A'; both applied.
     land(

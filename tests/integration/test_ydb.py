@@ -65,17 +65,24 @@ def spark_cdc_vars(
     return json.dumps({"spark_cdc": cfg, "spark_cdc_ydb_conformance": conformance})
 
 
-def unwildcard(message: dict[str, Any], n: int) -> dict[str, Any]:
+def synthetic_tx(partition: int, n: int) -> int:
+    """A txId for message ``n`` of the scenario landed in ``partition``. Each scenario stands for a
+    table of its own but all are replayed as /Root/Table, so their virtual timestamps must not
+    coincide (one key at one timestamp with two different images is a sequence conflict)."""
+    return 5_000 * (partition + 1) + n
+
+
+def unwildcard(message: dict[str, Any], n: int, partition: int) -> dict[str, Any]:
     """The upstream tests match step/txId/ts_ms/ts with the wildcard "***": put real, increasing
     values in their place (step in ms, like the coordinator's)."""
     msg = copy.deepcopy(message)
     if msg.get("ts") == "***":
-        msg["ts"] = [1_700_000_000_000 + n, 5_000 + n]
+        msg["ts"] = [1_700_000_000_000 + n, synthetic_tx(partition, n)]
     source = msg.get("payload", {}).get("source")
     if source:
         for field, value in (
             ("step", 1_700_000_000_000 + n),
-            ("txId", 5_000 + n),
+            ("txId", synthetic_tx(partition, n)),
             ("ts_ms", 1_700_000_000_000 + n),
         ):
             if source.get(field) == "***":
@@ -102,7 +109,7 @@ def land_corpus(project: DbtProject, schema: str) -> None:
     for record in jsonl("changefeed_ut.jsonl") + jsonl("table_writer_inputs.jsonl"):
         n = record.get("seq", record.get("order"))
         key = record.get("kafka_key_meta__key")
-        value = json.dumps(unwildcard(record["message"], int(n)))
+        value = json.dumps(unwildcard(record["message"], int(n), SCENARIOS[record["source_test"]][0]))
         by_scenario[record["source_test"]].append(RawMessage(value, json.dumps(key) if key else None))
     assert set(by_scenario) == set(SCENARIOS)
     for name, messages in by_scenario.items():
@@ -172,9 +179,9 @@ def test_corpus_scenarios_reach_their_final_tables_and_rerun_changes_nothing(
         " order by raw_ref.order"
     )
     assert [(int(r["seq"]["s1"]), int(r["seq"]["s2"]), r["seq"]["s3"]) for r in vt] == [
-        (1_700_000_000_000 + n, 5_000 + n, None) for n in range(3)
+        (1_700_000_000_000 + n, synthetic_tx(4, n), None) for n in range(3)
     ]
-    assert vt[0]["tx_id"] == "5000"
+    assert vt[0]["tx_id"] == str(synthetic_tx(4, 0))
     assert vt[0]["commit_ts"] == dt.datetime(2023, 11, 14, 22, 13, 20)
     # Without them, only the raw order within the partition is known.
     no_vt = project.rows(f"select seq from `{schema}`.cdc_changes where raw_ref.partition = '0'")

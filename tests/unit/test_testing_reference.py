@@ -99,3 +99,19 @@ def test_delivery_keeps_every_event_and_never_sends_a_partial_image_before_its_b
         if e.is_partial:
             older = [o for o in history.events if o.key == e.key and o.lsn < e.lsn]
             assert all(first_batch[id(o)] <= first_batch[id(e)] for o in older)
+
+
+def test_one_change_under_two_connector_configurations_is_no_conflict():
+    # With and without the before image (REPLICA IDENTITY FULL or DEFAULT, CockroachDB `diff`), and
+    # an insert and an update of the same image: the same effect, so a redelivery, not a conflict.
+    image = row(1, "a", "b")
+    events = [
+        Event("u", 20, 1, after=image, before=row(1, "old", "b")),
+        Event("u", 20, 1, after=image),
+        Event("c", 20, 1, after=image),
+        Event("d", 30, 1, before=image),
+        Event("d", 30, 1),
+    ]
+    assert sequence_conflicts(events) == set()
+    assert [e.lsn for e in applicable(events)] == [20, 30]
+    assert sequence_conflicts([Event("d", 30, 1), Event("u", 30, 1, after=image)]) == {(1, 30)}
