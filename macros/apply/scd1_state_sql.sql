@@ -8,8 +8,9 @@
     - a delete leaves a tombstone row (_cdc_deleted) that keeps the delete's seq, so an older insert
       arriving later cannot resurrect the key;
     - a column absent from a partial image keeps its previous value; present and null becomes null;
-    - a truncate deletes every key whose last change is older, and is remembered in a marker row
-      so that older changes of keys not yet seen are refused too;
+    - a truncate deletes every key whose last change is older (the tombstone carries the first
+      truncate after that change, so the result does not depend on batching), and is remembered in
+      a marker row so that older changes of keys not yet seen are refused too;
     - a key flagged `_rebuild` (a sequence conflict touched it after it was applied) forgets its
       stored row and is recomputed from the batch, which then carries its whole remaining history.
     `batch_sql` comes from spark_cdc.cdc_batch_sql(..., rebuild_keys=true). -#}
@@ -81,25 +82,36 @@ truncate_state as (
   from truncates
 ),
 
-new_truncate as (
-  select max_by(struct(_seq, _ord, _commit_ts), _ord) as t from batch where _op = 'truncate'
+{#- Truncates applied by earlier runs: a change older than the latest is refused. #}
+old_truncate as (
+  select max(_cdc_ord) as through from old where _cdc_key = {{ marker }}
+),
+
+{#- This batch's truncates newer than those, in sequence order. Each one ends every key whose last
+    change is not newer than it: the key keeps a tombstone with the first truncate at or after its
+    last change, whatever batches the changes and truncates arrived in. #}
+batch_truncates as (
+  select coalesce(sort_array(collect_list(struct(t._ord, t._seq, t._commit_ts))), array()) as ts
+  from (select distinct _ord, _seq, _commit_ts from batch where _op = 'truncate') as t
+  cross join old_truncate as ot
+  where ot.through is null or t._ord > ot.through
 ),
 
 deduped as (
   select * from (
-    select b.*, row_number() over (partition by _k, _ord, _op, _after, _before order by _arrival) as _dup
+    select b.*, row_number() over (partition by _k, _ord, {{ spark_cdc._change_effect('_op') }}, _after order by _arrival) as _dup
     from batch as b
     where _op not in ('truncate', 'rebuild')
   ) where _dup = 1
 ),
 
 fresh as (
-  select c.*
+  select c.*, o._cdc_ord as _stored_ord
   from deduped as c
   left join old_rows as o on c._k = o._cdc_key
-  cross join truncate_state as ts
+  cross join old_truncate as ot
   where (o._cdc_key is null or c._ord > o._cdc_ord)
-    and (ts.through is null or c._ord > ts.through)
+    and (ot.through is null or c._ord > ot.through)
 ),
 
 bounded as (
@@ -110,10 +122,21 @@ bounded as (
   from fresh as f
 ),
 
-live as (
-  select b.*, {{ spark_cdc.json_text_map("case when _op = 'delete' then _before else _after end") }} as _img
+{#- _cut: the latest truncate of the batch between the key's stored change and its last change. The
+    key's state starts after it, like after a delete. #}
+cut as (
+  select
+    b.*,
+    try_element_at(filter(bt.ts, t -> t._ord < b._last_change._ord and (b._stored_ord is null or t._ord > b._stored_ord)), -1)._ord as _cut
   from bounded as b
-  where _last_delete is null or struct(_ord, _arrival) >= _last_delete
+  cross join batch_truncates as bt
+),
+
+live as (
+  select c.*, {{ spark_cdc.json_text_map("case when _op = 'delete' then _before else _after end") }} as _img
+  from cut as c
+  where (_last_delete is null or struct(_ord, _arrival) >= _last_delete)
+    and (_cut is null or _ord > _cut)
 ),
 
 folded as (
@@ -124,7 +147,7 @@ folded as (
     max_by(_hints, struct(_ord, _arrival)) as _key_hints,
     max(_ord) as _ord,
     max_by(_commit_ts, struct(_ord, _arrival)) as _commit_ts,
-    max(_last_delete) is not null as _had_delete
+    max(_last_delete) is not null or max(_cut) is not null as _had_delete
     {%- for c in columns if c.name not in key_columns %},
     max_by(
       named_struct('v', try_element_at(_img, {{ spark_cdc._sql_string(c.name) }}),
@@ -139,6 +162,19 @@ folded as (
     {%- endfor %}
   from live
   group by _k
+),
+
+{#- The truncate that ends a live row: the batch's first truncate at or after its last change. #}
+folded_t as (
+  select f.*, case when f._op != 'delete' then try_element_at(filter(bt.ts, t -> t._ord >= f._ord), 1) end as _trunc
+  from folded as f
+  cross join batch_truncates as bt
+),
+
+old_t as (
+  select o.*, case when not o._cdc_deleted then try_element_at(filter(bt.ts, t -> t._ord >= o._cdc_ord), 1) end as _trunc
+  from old_rows as o
+  cross join batch_truncates as bt
 ),
 
 merged as (
@@ -162,38 +198,40 @@ merged as (
     {%- endif %}
     {%- endfor %}
     case
+      when f._k is not null and f._trunc is not null then 'truncate'
       when f._k is not null then f._op
-      when nt.t is not null and not o._cdc_deleted and o._cdc_ord < nt.t._ord then 'truncate'
+      when o._trunc is not null then 'truncate'
       else o._cdc_op
     end as _cdc_op,
     case
+      when f._k is not null and f._trunc is not null then f._trunc._seq
       when f._k is not null then f._seq
-      when nt.t is not null and not o._cdc_deleted and o._cdc_ord < nt.t._ord then nt.t._seq
+      when o._trunc is not null then o._trunc._seq
       else o._cdc_seq
     end as _cdc_seq,
     case
+      when f._k is not null and f._trunc is not null then f._trunc._ord
       when f._k is not null then f._ord
-      when nt.t is not null and not o._cdc_deleted and o._cdc_ord < nt.t._ord then nt.t._ord
+      when o._trunc is not null then o._trunc._ord
       else o._cdc_ord
     end as _cdc_ord,
     case
+      when f._k is not null and f._trunc is not null then f._trunc._commit_ts
       when f._k is not null then f._commit_ts
-      when nt.t is not null and not o._cdc_deleted and o._cdc_ord < nt.t._ord then nt.t._commit_ts
+      when o._trunc is not null then o._trunc._commit_ts
       else o._cdc_commit_ts
     end as _cdc_commit_ts,
     case
-      when f._k is not null then current_timestamp()
-      when nt.t is not null and not o._cdc_deleted and o._cdc_ord < nt.t._ord then current_timestamp()
+      when f._k is not null or o._trunc is not null then current_timestamp()
       else o._cdc_applied_at
     end as _cdc_applied_at,
     case
-      when f._k is not null then f._op = 'delete'
-      when nt.t is not null and not o._cdc_deleted and o._cdc_ord < nt.t._ord then true
+      when f._k is not null then f._op = 'delete' or f._trunc is not null
+      when o._trunc is not null then true
       else o._cdc_deleted
     end as _cdc_deleted
-  from old_rows as o
-  full outer join folded as f on o._cdc_key = f._k
-  cross join new_truncate as nt
+  from old_t as o
+  full outer join folded_t as f on o._cdc_key = f._k
 )
 
 select * from merged
