@@ -1,6 +1,6 @@
 {#- Settings every CDC target shares (cdc_scd1, cdc_scd2), validated before anything is written and
     returned normalised: unique_key, declared columns with data_type, file_format, partition_by,
-    cdc_format, source_table. Every error names the model, the setting and the fix. -#}
+    cdc_format, source_table, truncate_handling, sequence_by. Every error names the model, the setting and the fix. -#}
 {% macro _cdc_validate_target(model, config, materialization) -%}
   {%- set model_name = model['name'] -%}
   {%- set unique_key = config.get('unique_key') -%}
@@ -13,26 +13,52 @@ Fix: add config(unique_key='id') (or a list, e.g. ['order_id', 'item_id']) namin
   {%- endif -%}
   {%- set key_columns = [unique_key] if unique_key is string else unique_key -%}
 
+  {#- columns / except_columns (AUTO CDC's column_list / except_column_list): take the target's
+      columns from the change images (spark_cdc.infer_target_columns) instead of only the yml. -#}
+  {%- set column_list = config.get('columns') -%}
+  {%- set except_columns = config.get('except_columns') -%}
+  {%- set except_columns = [except_columns] if except_columns is string else except_columns -%}
+  {%- if column_list is not none and except_columns is not none -%}
+    {% set msg %}
+spark_cdc: model '{{ model_name }}' sets both columns and except_columns.
+Fix: keep one: columns='*' (or a list of names) takes columns from the change images, except_columns takes every image column but those listed.
+    {% endset %}
+    {{ exceptions.raise_compiler_error(msg | trim) }}
+  {%- endif -%}
+  {%- if column_list is not none and column_list != '*' and (column_list is string or column_list is not iterable or column_list is mapping) -%}
+    {% set msg %}
+spark_cdc: model '{{ model_name }}' sets columns={{ column_list }}.
+Fix: use columns='*' (every column the change images carry) or a list of column names.
+    {% endset %}
+    {{ exceptions.raise_compiler_error(msg | trim) }}
+  {%- endif -%}
+  {%- for k in key_columns if k in (except_columns or []) -%}
+    {{ exceptions.raise_compiler_error("spark_cdc: except_columns of model '" ~ model_name ~ "' lists the unique_key column '" ~ k ~ "'. Fix: remove it from except_columns; key columns are always kept.") }}
+  {%- endfor -%}
+  {%- set infer_columns = column_list is not none or except_columns is not none -%}
+
   {%- set columns = [] -%}
   {%- for name, col in model['columns'].items() -%}
-    {%- if not col.get('data_type') -%}
+    {%- if not col.get('data_type') and infer_columns -%}
+      {#- Its type is inferred from the images. #}
+    {%- elif not col.get('data_type') -%}
       {% set msg %}
 spark_cdc: column '{{ name }}' of model '{{ model_name }}' has no data_type.
-Fix: give every column of a {{ materialization }} model a data_type in its yml (e.g. data_type: bigint); the type decides how change images are decoded.
+Fix: give every column of a {{ materialization }} model a data_type in its yml (e.g. data_type: bigint); the type decides how change images are decoded. Or set columns='*' to infer the types of columns without one from the images.
       {% endset %}
       {{ exceptions.raise_compiler_error(msg | trim) }}
     {%- endif -%}
-    {%- do columns.append({'name': col.get('name', name), 'data_type': col['data_type']}) -%}
+    {%- do columns.append({'name': col.get('name', name), 'data_type': col.get('data_type') or none}) -%}
   {%- endfor -%}
-  {%- if not columns -%}
+  {%- if not columns and not infer_columns -%}
     {% set msg %}
 spark_cdc: model '{{ model_name }}' (materialized='{{ materialization }}') declares no columns.
-Fix: list the target columns with their data_type under the model's `columns:` in yml.
+Fix: list the target columns with their data_type under the model's `columns:` in yml, or set columns='*' to take them from the change images.
     {% endset %}
     {{ exceptions.raise_compiler_error(msg | trim) }}
   {%- endif -%}
   {%- set column_names = columns | map(attribute='name') | list -%}
-  {%- for k in key_columns if k not in column_names -%}
+  {%- for k in key_columns if k not in column_names and not infer_columns -%}
     {% set msg %}
 spark_cdc: unique_key column '{{ k }}' of model '{{ model_name }}' is not among its declared columns ({{ column_names | join(', ') }}).
 Fix: declare '{{ k }}' with its data_type in the model's yml, or correct unique_key.
@@ -51,7 +77,7 @@ Fix: use file_format='parquet' (or 'orc'); MERGE-based delta/iceberg/hudi target
 
   {%- set partition_by = config.get('partition_by') -%}
   {%- set partition_by = [partition_by] if partition_by is string else (partition_by or []) -%}
-  {%- for p in partition_by if p not in column_names -%}
+  {%- for p in partition_by if p not in column_names and not infer_columns -%}
     {{ exceptions.raise_compiler_error("spark_cdc: partition_by column '" ~ p ~ "' of model '" ~ model_name ~ "' is not a declared column. Fix: declare it in yml or remove it from partition_by.") }}
   {%- endfor -%}
 
@@ -75,7 +101,33 @@ Fix: correct cdc_format, or enable the format in var('spark_cdc').formats.{{ cdc
     {{ exceptions.raise_compiler_error(msg | trim) }}
   {%- endif -%}
 
+  {%- set truncate_handling = config.get('truncate_handling', 'apply') -%}
+  {%- if truncate_handling not in ('apply', 'ignore') -%}
+    {% set msg %}
+spark_cdc: model '{{ model_name }}' (materialized='{{ materialization }}') sets truncate_handling='{{ truncate_handling }}'.
+Fix: use 'apply' (a truncate deletes every key whose last change is older; the default) or 'ignore' (truncates of the source table are not applied, like AUTO CDC without apply_as_truncates).
+    {% endset %}
+    {{ exceptions.raise_compiler_error(msg | trim) }}
+  {%- endif -%}
+
+  {#- sequence_by: columns of the model's output that order a key's changes instead of the
+      canonical seq (types are checked when the batch is read, see cdc_batch_sql). -#}
+  {%- set sequence_by = config.get('sequence_by') -%}
+  {%- set sequence_by = [sequence_by] if sequence_by is string else (sequence_by or []) -%}
+  {%- if sequence_by | length > 3 or sequence_by | reject('string') | list -%}
+    {% set msg %}
+spark_cdc: model '{{ model_name }}' sets sequence_by={{ sequence_by }}, which is not one to three column names.
+Fix: name the column(s) of the model's output that order a key's changes, most significant first (integer, decimal(p,0), date or timestamp), e.g. sequence_by=['updated_at', 'event_id']; or remove it to order by the canonical seq.
+    {% endset %}
+    {{ exceptions.raise_compiler_error(msg | trim) }}
+  {%- endif -%}
+
   {{ return({
+      'infer_columns': infer_columns,
+      'column_list': column_list,
+      'except_columns': except_columns,
+      'truncate_handling': truncate_handling,
+      'sequence_by': sequence_by,
       'cdc_format': cdc_format,
       'key_columns': key_columns,
       'columns': columns,

@@ -3,6 +3,7 @@
     being read (version N) is never the table being written (version N+1). -#}
 {% macro _cdc_scd1_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) -%}
   {%- set q = adapter.quote -%}
+  {%- set meta = cfg['meta_column_names'] -%}
   {%- set old_relation = none -%}
   {%- if state['version'] is not none and not cfg['full_refresh'] -%}
     {%- set old_relation = spark_cdc._cdc_version_relation(target_relation, state['version']) -%}
@@ -39,8 +40,13 @@
       {%- for c in cfg['columns'] %}
       {{ q(c.name) }},
       {%- endfor %}
-      _cdc_op, _cdc_seq, _cdc_commit_ts, _cdc_applied_at
-      {%- if cfg['delete_handling'] == 'flag' %}, _cdc_deleted{% endif %}
+      _cdc_op as {{ q(meta['op']) }},
+      _cdc_seq as {{ q(meta['seq']) }},
+      _cdc_commit_ts as {{ q(meta['commit_ts']) }},
+      _cdc_applied_at as {{ q(meta['applied_at']) }}
+      {%- if cfg['delete_handling'] == 'flag' %},
+      _cdc_deleted as {{ q(meta['deleted']) }}
+      {%- endif %}
     from {{ new_relation }}
     where _cdc_key != '{{ spark_cdc._truncate_marker_key() }}'
     {%- if cfg['delete_handling'] == 'remove' %}

@@ -7,6 +7,35 @@
   {%- if delete_handling not in ('remove', 'flag') -%}
     {{ exceptions.raise_compiler_error("spark_cdc: model '" ~ model['name'] ~ "' sets delete_handling='" ~ delete_handling ~ "'. Fix: use 'remove' (deleted keys disappear) or 'flag' (deleted keys stay with _cdc_deleted = true).") }}
   {%- endif -%}
-  {%- do cfg.update({'delete_handling': delete_handling}) -%}
+  {%- set named = spark_cdc._cdc_meta_column_names(model, config, cfg, 'cdc_scd1',
+                    spark_cdc._scd1_default_meta_column_names(), spark_cdc._scd1_meta_column_types()) -%}
+  {%- for c in named['data_columns'] if c.name | lower in ('_cdc_key', '_cdc_ord') -%}
+    {{ exceptions.raise_compiler_error("spark_cdc: column '" ~ c.name ~ "' of model '" ~ model['name'] ~ "' has a name cdc_scd1 keeps for its own columns. Fix: select the source column under another name in the model, or drop it from the yml.") }}
+  {%- endfor -%}
+  {%- do cfg.update({
+      'delete_handling': delete_handling,
+      'meta_column_names': named['meta'],
+      'columns': named['data_columns'],
+  }) -%}
   {{ return(cfg) }}
+{%- endmacro %}
+
+{% macro _scd1_default_meta_column_names() -%}
+  {{ return({
+      'op': '_cdc_op',
+      'seq': '_cdc_seq',
+      'commit_ts': '_cdc_commit_ts',
+      'applied_at': '_cdc_applied_at',
+      'deleted': '_cdc_deleted',
+  }) }}
+{%- endmacro %}
+
+{% macro _scd1_meta_column_types() -%}
+  {{ return({
+      'op': 'string',
+      'seq': 'struct<s1:decimal(38,0),s2:decimal(38,0),s3:decimal(38,0)>',
+      'commit_ts': 'timestamp',
+      'applied_at': 'timestamp',
+      'deleted': 'boolean',
+  }) }}
 {%- endmacro %}

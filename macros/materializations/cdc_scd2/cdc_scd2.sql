@@ -33,7 +33,8 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
     {%- endcall -%}
   {%- endif -%}
   {%- set consumed = none if cfg['full_refresh'] else state['consumed_through'] -%}
-  {%- set batch_sql = spark_cdc.cdc_batch_sql(input_relation, cfg['source_table'], consumed, cfg['cdc_format']) -%}
+  {%- set batch_sql = spark_cdc.cdc_batch_sql(input_relation, cfg['source_table'], consumed, cfg['cdc_format'],
+                                              sequence_by=cfg['sequence_by'], apply_truncates=(cfg['truncate_handling'] == 'apply')) -%}
   {%- set probe = run_query('select count(_op), cast(max(_loaded_at) as string) from (' ~ batch_sql ~ ') as b') -%}
   {%- set stats = {'changes': probe[0][0]} -%}
   {%- set consumed_through = probe[0][1] or consumed -%}
@@ -44,6 +45,9 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
       select 'spark_cdc: no new changes for {{ model['name'] }}' as status
     {%- endcall -%}
   {%- else -%}
+    {%- if cfg['infer_columns'] -%}
+      {% do spark_cdc._cdc_resolve_columns(cfg, target_relation, state, batch_sql) %}
+    {%- endif -%}
     {% do spark_cdc._cdc_scd2_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
   {%- endif -%}
 

@@ -4,49 +4,10 @@
   {%- set model_name = model['name'] -%}
   {%- set cfg = spark_cdc._cdc_validate_target(model, config, 'cdc_scd2') -%}
 
-  {#- Names of the metadata columns, like dbt snapshot's snapshot_meta_column_names. -#}
-  {%- set meta = spark_cdc._scd2_default_meta_column_names() -%}
-  {%- set given = config.get('meta_column_names') or {} -%}
-  {%- if given is not mapping -%}
-    {{ exceptions.raise_compiler_error("spark_cdc: meta_column_names of model '" ~ model_name ~ "' must be a mapping (e.g. {'valid_from': 'valid_from'}). Fix: give a dict whose keys are among " ~ (meta.keys() | list | join(', ')) ~ ".") }}
-  {%- endif -%}
-  {%- for k, v in given.items() -%}
-    {%- if k not in meta -%}
-      {% set msg %}
-spark_cdc: meta_column_names of model '{{ model_name }}' has an unknown key '{{ k }}'.
-Fix: use only these keys: {{ meta.keys() | list | join(', ') }}.
-      {% endset %}
-      {{ exceptions.raise_compiler_error(msg | trim) }}
-    {%- endif -%}
-    {%- if v is not string or not v | trim -%}
-      {{ exceptions.raise_compiler_error("spark_cdc: meta_column_names." ~ k ~ " of model '" ~ model_name ~ "' must be a non-empty column name. Fix: give a name, or remove the entry to use the default '" ~ meta[k] ~ "'.") }}
-    {%- endif -%}
-    {%- do meta.update({k: v}) -%}
-  {%- endfor -%}
-  {%- set seen = {} -%}
-  {%- for k, v in meta.items() -%}
-    {%- if v | lower in seen -%}
-      {{ exceptions.raise_compiler_error("spark_cdc: meta_column_names." ~ k ~ " and meta_column_names." ~ seen[v | lower] ~ " of model '" ~ model_name ~ "' are both '" ~ v ~ "'. Fix: give each metadata column its own name.") }}
-    {%- endif -%}
-    {%- do seen.update({v | lower: k}) -%}
-  {%- endfor -%}
-  {#- The yml may document the metadata columns (with their own types); every other column is
-      decoded from the change images. A column of another type under a metadata name is a
-      source column colliding with it. -#}
-  {%- set meta_types = spark_cdc._scd2_meta_column_types() -%}
-  {%- set data_columns = [] -%}
-  {%- for c in cfg['columns'] -%}
-    {%- set k = seen.get(c.name | lower) -%}
-    {%- if k is none -%}
-      {%- do data_columns.append(c) -%}
-    {%- elif (c.data_type | lower | replace(' ', '')) != meta_types[k] or c.name in cfg['key_columns'] or c.name in cfg['partition_by'] -%}
-      {% set msg %}
-spark_cdc: column '{{ c.name }}' ({{ c.data_type }}) of model '{{ model_name }}' has the name of the metadata column meta_column_names.{{ k }}, which cdc_scd2 writes itself ({{ meta_types[k] }}).
-Fix: rename the metadata column with config(meta_column_names={'{{ k }}': '<another name>'}), or, if the yml only documents the metadata column, give it data_type {{ meta_types[k] }}.
-      {% endset %}
-      {{ exceptions.raise_compiler_error(msg | trim) }}
-    {%- endif -%}
-  {%- endfor -%}
+  {%- set named = spark_cdc._cdc_meta_column_names(model, config, cfg, 'cdc_scd2',
+                    spark_cdc._scd2_default_meta_column_names(), spark_cdc._scd2_meta_column_types()) -%}
+  {%- set meta = named['meta'] -%}
+  {%- set data_columns = named['data_columns'] -%}
   {%- do cfg.update({'columns': data_columns}) -%}
   {%- set column_names = data_columns | map(attribute='name') | list -%}
   {%- set value_names = column_names | reject('in', cfg['key_columns']) | list -%}
@@ -64,7 +25,7 @@ Fix: keep one of them: track_history_columns lists the columns whose changes ope
   {%- set setting = 'track_history_columns' if only is not none else 'track_history_except_columns' -%}
   {%- set listed = only if only is not none else except -%}
   {%- set listed = [listed] if listed is string else (listed or []) -%}
-  {%- for c in listed if c not in value_names -%}
+  {%- for c in listed if c not in value_names and not cfg['infer_columns'] -%}
     {% set msg %}
 spark_cdc: {{ setting }} of model '{{ model_name }}' names '{{ c }}', which is not a declared non-key column ({{ value_names | join(', ') }}).
 Fix: correct the name, or declare the column in the model's yml (key columns never change within a key's history and cannot be listed).
@@ -98,6 +59,8 @@ Fix: select the source column under another name in the model, or drop it from t
   {%- endfor -%}
 
   {%- do cfg.update({
+      'track_only': listed if only is not none else none,
+      'track_except': listed if only is none else [],
       'track_columns': track_columns,
       'delete_handling': delete_handling,
       'meta_column_names': meta,
