@@ -38,21 +38,20 @@ def main() -> int:
     print("spark_cdc demo summary")
     print("======================")
     print(f"raw messages landed in {qualified(raw_schema, 'debezium')}: {landed}")
-    props = {
-        r["key"]: r["value"] for r in project.rows(f"show tblproperties {qualified(schema, 'products')}")
-    }
     quarantined = project.rows(
         f"select reason_code, count(*) as n from {qualified(schema, 'cdc_quarantine')} group by 1 order by 1"
     )
     skipped = project.rows(
         f"select reason_code, count(*) as n from {qualified(schema, 'cdc_skipped')} group by 1 order by 1"
     )
-    print(f"{'target':<12} {'applied':>8} {'current rows':>13} {'tombstones':>11} {'version':>8}")
-    print(
-        f"{'products':<12} {props.get('spark_cdc.last_batch_changes', '0'):>8} "
-        f"{props.get('spark_cdc.current_rows', '?'):>13} {props.get('spark_cdc.tombstones', '?'):>11} "
-        f"{props.get('spark_cdc.version', '?'):>8}"
-    )
+    header = f"{'target':<26} {'kind':<9} {'applied':>8} {'current rows':>13} {'version':>8}"
+    print(header)
+    for target, props in cdc_targets(project, schema):
+        kind = props["spark_cdc.materialization"]
+        print(
+            f"{target:<26} {kind:<9} {props.get('spark_cdc.last_batch_changes', '0'):>8} "
+            f"{props.get('spark_cdc.current_rows', '?'):>13} {props.get('spark_cdc.version', '?'):>8}"
+        )
     print("quarantined: " + (", ".join(f"{r['reason_code']}={r['n']}" for r in quarantined) or "none"))
     print("skipped:     " + (", ".join(f"{r['reason_code']}={r['n']}" for r in skipped) or "none"))
     print(f"time: Spark start {jvm_ready - started:.1f}s, dbt build {built - jvm_ready:.1f}s")
@@ -62,6 +61,19 @@ def main() -> int:
     ):
         print(f"  {row['id']:>4}  {row['name']:<20} {row['description']:<58} {row['weight']}")
     return 0
+
+
+def cdc_targets(project: DbtProject, schema: str) -> list[tuple[str, dict[str, str]]]:
+    """Every view of the schema that a spark_cdc materialization built, with its TBLPROPERTIES."""
+    found = []
+    for view in project.rows(f"show views in `{schema}`"):
+        if view["isTemporary"]:
+            continue
+        name = view["viewName"]
+        props = {r["key"]: r["value"] for r in project.rows(f"show tblproperties {qualified(schema, name)}")}
+        if "spark_cdc.materialization" in props:
+            found.append((name, props))
+    return sorted(found)
 
 
 if __name__ == "__main__":
