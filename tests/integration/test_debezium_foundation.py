@@ -18,7 +18,7 @@ EXPECTED = sorted(
     (json.loads(line) for line in (CORPUS / "expected.jsonl").read_text().splitlines() if line.strip()),
     key=lambda r: r["id"],
 )
-# The SCD2 targets have their own module (test_debezium_scd2.py).
+# The SCD2 targets have their own modules (test_debezium_scd2.py, test_debezium_apply_reference.py).
 BUILD = (
     "build",
     "--exclude",
@@ -26,6 +26,8 @@ BUILD = (
     "udf_smoke_python",
     "products_history",
     "products_weight_history",
+    "apply_reference_scd2",
+    "apply_reference_scd2_truncated",
 )
 
 

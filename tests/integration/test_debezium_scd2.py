@@ -356,6 +356,40 @@ def test_late_changes_deletes_toast_key_change_truncate_rerun_and_full_refresh(
     assert project.rows(f"select id, name from `{schema}`.state_py") == [{"id": 200, "name": "bike"}]
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="cdc_scd2 keeps a change applied before its conflict was known (docs/cdc_scd2.md, 'Not yet')",
+)
+def test_a_change_applied_before_its_sequence_conflict_is_known_is_taken_back(
+    project: DbtProject, schema: str
+) -> None:
+    kite = product(500, "kite", "red kite", 0.3)
+    land_messages(
+        project.spark,
+        f"{schema}_raw",
+        "debezium",
+        [envelope("c", 35000000, kite), envelope("u", 35000100, {**kite, "weight": 0.4})],
+    )
+    project.dbt(*RUN)
+    assert of(versions(project, schema), 500) == [
+        (500, "kite", "red kite", 0.3, 35000000, 35000100, False, False, "insert"),
+        (500, "kite", "red kite", 0.4, 35000100, None, True, False, "update"),
+    ]
+
+    # A different change of the key with the same LSN: a sequence conflict, neither change applies
+    # (docs/apply_semantics.md), as if neither had been delivered. A full refresh gives that history;
+    # the incremental run must give it too.
+    land_messages(
+        project.spark, f"{schema}_raw", "debezium", [envelope("u", 35000100, {**kite, "weight": 0.5})]
+    )
+    project.dbt(*RUN)
+    incremental = of(versions(project, schema), 500)
+    project.dbt(*RUN, "--full-refresh")
+    only_the_insert = [(500, "kite", "red kite", 0.3, 35000000, None, True, False, "insert")]
+    assert of(versions(project, schema), 500) == only_the_insert
+    assert incremental == only_the_insert
+
+
 BAD_CONFIGS = {
     "bad_both_tracking": (
         "track_history_columns=['name'], track_history_except_columns=['name']",

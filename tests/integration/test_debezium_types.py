@@ -14,7 +14,7 @@ from dbt_spark_cdc.testing import DbtProject, land_messages, read_jsonl_messages
 pytestmark = pytest.mark.integration
 
 DATA = Path(__file__).resolve().parents[2] / "integration_tests" / "data" / "debezium_postgres"
-# The SCD2 targets have their own module (test_debezium_scd2.py).
+# The SCD2 targets have their own modules (test_debezium_scd2.py, test_debezium_apply_reference.py).
 BUILD = (
     "build",
     "--exclude",
@@ -22,6 +22,8 @@ BUILD = (
     "udf_smoke_python",
     "products_history",
     "products_weight_history",
+    "apply_reference_scd2",
+    "apply_reference_scd2_truncated",
 )
 
 
