@@ -55,9 +55,7 @@ def test_generated_statements_parse_and_merge_has_the_expected_clauses(
     for kind in ("scd1", "scd2"):
         assert simple_name(plans[f"{kind}_view"]) == "CreateView"
         assert "'spark_cdc.consumed_through' = '2024-01-02 00:00:00'" in statements[f"{kind}_view"]
-        assert simple_name(plans[f"{kind}_touched"]) == "CreateViewCommand" or "View" in simple_name(
-            plans[f"{kind}_touched"]
-        )
+        assert "View" in simple_name(plans[f"{kind}_touched"])  # a temporary view
 
     for kind, n_columns in (("scd1", SCD1_STATE_COLUMNS), ("scd2", SCD2_STATE_COLUMNS)):
         plan = plans[f"{kind}_merge"]

@@ -9,7 +9,9 @@
     already holds it. That is a no-op: each key's stored _cdc_ord is the newest change applied, and
     scd1_state_sql ignores every change not newer than it (the redelivery rule); a truncate already
     applied finds its keys deleted or newer and the marker already at its order. Rows are rewritten
-    with the same values (only _cdc_applied_at of rows the batch rebuilds moves to the re-run).
+    with the same values, with two exceptions in _cdc_applied_at only: rows a sequence-conflict
+    rebuild recomputes get the re-run's time (as in a first run), and so may the hidden truncate
+    marker when the re-applied batch carries its truncate (a tie of equal orders).
     tests/integration/test_debezium_merge.py re-runs an applied batch this way. -#}
 {% macro _cdc_scd1_merge(target_relation, state, cfg, batch_sql, consumed_through, stats) -%}
   {%- set state_relation = spark_cdc._cdc_state_relation(target_relation) -%}
