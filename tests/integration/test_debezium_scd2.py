@@ -400,7 +400,7 @@ BAD_CONFIGS = {
     "bad_meta_key": ("meta_column_names={'valid_form': 'valid_from'}", "meta_column_names"),
     "bad_meta_duplicate": ("meta_column_names={'valid_from': 'v', 'valid_to': 'v'}", "meta_column_names"),
     "bad_delete_handling": ("delete_handling='remove'", "delete_handling"),
-    "bad_file_format": ("file_format='delta'", "file_format"),
+    "bad_file_format": ("file_format='avro'", "file_format"),
 }
 
 

@@ -67,10 +67,10 @@ Fix: declare '{{ k }}' with its data_type in the model's yml, or correct unique_
   {%- endfor -%}
 
   {%- set file_format = config.get('file_format') or spark_cdc.get_config()['file_format'] -%}
-  {%- if file_format not in ('parquet', 'orc') -%}
+  {%- if file_format not in ['parquet', 'orc'] + spark_cdc._cdc_merge_formats() -%}
     {% set msg %}
-spark_cdc: model '{{ model_name }}' sets file_format='{{ file_format }}', which {{ materialization }} does not support yet.
-Fix: use file_format='parquet' (or 'orc'); MERGE-based delta/iceberg/hudi targets come with the apply engine.
+spark_cdc: model '{{ model_name }}' sets file_format='{{ file_format }}', which {{ materialization }} does not support.
+Fix: use file_format='parquet' or 'orc' (rewritten into versioned tables), or 'delta', 'iceberg' or 'hudi' (updated with MERGE INTO).
     {% endset %}
     {{ exceptions.raise_compiler_error(msg | trim) }}
   {%- endif -%}

@@ -25,6 +25,15 @@
 
   {%- set counts = run_query('select count_if(not _cdc_deleted), count_if(_cdc_deleted) from ' ~ new_relation ~ " where _cdc_key != '" ~ spark_cdc._truncate_marker_key() ~ "'") -%}
   {%- call statement('cdc_swap') -%}
+    {{ spark_cdc._cdc_scd1_view_sql(target_relation, new_relation, new_version, consumed_through, stats, counts, cfg) }}
+  {%- endcall -%}
+  {% do spark_cdc._cdc_drop_other_versions(target_relation, new_version) %}
+{%- endmacro %}
+
+{#- The target view over physical table `new_relation` (a version table, or the MERGE state table),
+    recording version and watermark in its TBLPROPERTIES; shared by both strategies. -#}
+{% macro _cdc_scd1_view_sql(target_relation, new_relation, new_version, consumed_through, stats, counts, cfg) -%}
+  {%- set q = adapter.quote -%}
     create or replace view {{ target_relation }}
     tblproperties (
       'spark_cdc.materialization' = 'cdc_scd1',
@@ -52,6 +61,4 @@
     {%- if cfg['delete_handling'] == 'remove' %}
       and not _cdc_deleted
     {%- endif %}
-  {%- endcall -%}
-  {% do spark_cdc._cdc_drop_other_versions(target_relation, new_version) %}
 {%- endmacro %}

@@ -24,6 +24,8 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
     {%- endif -%}
   {%- endif -%}
 
+  {% do spark_cdc._cdc_check_storage(target_relation, state, cfg, 'cdc_scd2') %}
+
   {{ run_hooks(pre_hooks) }}
 
   {%- set input_relation = spark_cdc._cdc_input_relation(target_relation, language, compiled_code) -%}
@@ -48,7 +50,12 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
     {%- if cfg['infer_columns'] -%}
       {% do spark_cdc._cdc_resolve_columns(cfg, target_relation, state, batch_sql) %}
     {%- endif -%}
-    {% do spark_cdc._cdc_scd2_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
+    {%- if cfg['file_format'] in spark_cdc._cdc_merge_formats() -%}
+      {% do spark_cdc._cdc_scd2_merge(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
+    {%- else -%}
+      {% do spark_cdc._cdc_scd2_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
+      {%- if cfg['full_refresh'] %}{% do spark_cdc._cdc_drop_state_table(target_relation) %}{% endif -%}
+    {%- endif -%}
   {%- endif -%}
 
   {{ run_hooks(post_hooks) }}

@@ -27,6 +27,17 @@
   {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
   {%- set counts = run_query('select count(*), count_if(_cdc_is_current and not _cdc_is_deleted) from ' ~ new_relation ~ ' where _cdc_key != ' ~ marker) -%}
   {%- call statement('cdc_swap') -%}
+    {{ spark_cdc._cdc_scd2_view_sql(target_relation, new_relation, new_version, consumed_through, stats, counts, cfg) }}
+  {%- endcall -%}
+  {% do spark_cdc._cdc_drop_other_versions(target_relation, new_version) %}
+{%- endmacro %}
+
+{#- The target view over physical table `new_relation` (a version table, or the MERGE state table),
+    recording version and watermark in its TBLPROPERTIES; shared by both strategies. -#}
+{% macro _cdc_scd2_view_sql(target_relation, new_relation, new_version, consumed_through, stats, counts, cfg) -%}
+  {%- set q = adapter.quote -%}
+  {%- set meta = cfg['meta_column_names'] -%}
+  {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
     create or replace view {{ target_relation }}
     tblproperties (
       'spark_cdc.materialization' = 'cdc_scd2',
@@ -60,6 +71,4 @@
     {%- if cfg['delete_handling'] == 'invalidate' %}
       and not _cdc_is_deleted
     {%- endif %}
-  {%- endcall -%}
-  {% do spark_cdc._cdc_drop_other_versions(target_relation, new_version) %}
 {%- endmacro %}

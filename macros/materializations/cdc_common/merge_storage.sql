@@ -1,0 +1,80 @@
+{#- Storage of CDC targets whose file format supports MERGE INTO (delta, iceberg, hudi): one
+    persistent physical table `<model>__cdc_state` with the same columns as a parquet version table
+    (hidden bookkeeping included), behind the same target view. See strategy_merge.sql of each
+    materialization. -#}
+
+{% macro _cdc_merge_formats() -%}
+  {{ return(['delta', 'iceberg', 'hudi']) }}
+{%- endmacro %}
+
+{% macro _cdc_state_relation(target_relation) -%}
+  {{ return(api.Relation.create(database=target_relation.database, schema=target_relation.schema,
+                                identifier=target_relation.identifier ~ '__cdc_state', type='table')) }}
+{%- endmacro %}
+
+{#- A target built with one storage (versioned tables, or the MERGE state table) cannot be continued
+    with the other: the next run would read a physical table that does not exist. -#}
+{% macro _cdc_check_storage(target_relation, state, cfg, materialization) -%}
+  {%- if state['version'] is none or cfg['full_refresh'] -%}{{ return(none) }}{%- endif -%}
+  {%- set merge = cfg['file_format'] in spark_cdc._cdc_merge_formats() -%}
+  {%- set physical = spark_cdc._cdc_state_relation(target_relation) if merge
+                     else spark_cdc._cdc_version_relation(target_relation, state['version']) -%}
+  {%- if adapter.get_relation(database=physical.database, schema=physical.schema, identifier=physical.identifier) is none -%}
+    {% set msg %}
+spark_cdc: model '{{ model['name'] }}' ({{ materialization }}) sets file_format='{{ cfg['file_format'] }}', but {{ target_relation }} was built {{ 'without' if merge else 'with' }} a MERGE state table ({{ physical }} does not exist).
+Fix: run once with --full-refresh after changing file_format (switching between parquet/orc and delta/iceberg/hudi rebuilds the target), or restore the previous file_format.
+    {% endset %}
+    {{ exceptions.raise_compiler_error(msg | trim) }}
+  {%- endif -%}
+{%- endmacro %}
+
+{#- Create (or, on a full refresh, replace) the state table from `select_sql`. Delta and Iceberg
+    replace atomically; other formats are dropped first (a crash in between leaves the target view
+    without its table until the next --full-refresh, which the view's watermark then requires). -#}
+{% macro _cdc_create_state_table(state_relation, cfg, select_sql) -%}
+  {%- if cfg['file_format'] not in ('delta', 'iceberg') -%}
+    {% do adapter.drop_relation(state_relation) %}
+  {%- endif -%}
+  {%- call statement('main') -%}
+    {{ spark_cdc.cdc_state_table_sql(state_relation, cfg['file_format'], cfg['partition_by'], select_sql) }}
+  {%- endcall -%}
+{%- endmacro %}
+
+{#- Columns declared after the state table was created are added (null for existing rows, as the
+    parquet path reads them); the state SQL then reads and writes them like the others. -#}
+{% macro _cdc_add_missing_columns(state_relation, columns) -%}
+  {%- set existing = [] -%}
+  {%- for col in adapter.get_columns_in_relation(state_relation) -%}{%- do existing.append(col.name | lower) -%}{%- endfor -%}
+  {%- set missing = [] -%}
+  {%- for c in columns if c.name | lower not in existing -%}{%- do missing.append(c) -%}{%- endfor -%}
+  {%- if missing -%}
+    {%- call statement('cdc_add_columns') -%}
+      alter table {{ state_relation }} add columns ({% for c in missing %}{{ adapter.quote(c.name) }} {{ c.data_type }}{{ ', ' if not loop.last }}{% endfor %})
+    {%- endcall -%}
+  {%- endif -%}
+{%- endmacro %}
+
+{#- A temporary view of the state rows the batch can change: its keys, the truncate marker, and
+    every row when the batch carries a truncate (a truncate touches every key). The state macros
+    read it as their `old`, so they compute the next state of exactly those rows. -#}
+{% macro _cdc_touched_state_view(target_relation, state_relation, batch_sql) -%}
+  {%- set name = target_relation.identifier ~ '__cdc_touched' -%}
+  {%- call statement('cdc_touched') -%}
+    create or replace temporary view {{ adapter.quote(name) }} as
+    {{ spark_cdc._cdc_touched_state_sql(batch_sql, state_relation) }}
+  {%- endcall -%}
+  {{ return(api.Relation.create(identifier=name, type='view')) }}
+{%- endmacro %}
+
+{% macro _cdc_touched_state_sql(batch_sql, state_relation) -%}
+select s.*
+from {{ state_relation }} as s
+where s._cdc_key = {{ spark_cdc._sql_string(spark_cdc._truncate_marker_key()) }}
+   or s._cdc_key in (select b._k from ({{ batch_sql }}) as b where b._op != 'truncate')
+   or exists (select 1 from ({{ batch_sql }}) as b where b._op = 'truncate')
+{%- endmacro %}
+
+{#- The other storage's physical tables, left by a --full-refresh that switched file_format. -#}
+{% macro _cdc_drop_state_table(target_relation) -%}
+  {% do adapter.drop_relation(spark_cdc._cdc_state_relation(target_relation)) %}
+{%- endmacro %}
