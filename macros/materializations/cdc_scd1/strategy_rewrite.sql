@@ -3,7 +3,6 @@
     being read (version N) is never the table being written (version N+1). -#}
 {% macro _cdc_scd1_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) -%}
   {%- set q = adapter.quote -%}
-  {%- set meta = cfg['meta_column_names'] -%}
   {%- set old_relation = none -%}
   {%- if state['version'] is not none and not cfg['full_refresh'] -%}
     {%- set old_relation = spark_cdc._cdc_version_relation(target_relation, state['version']) -%}
@@ -34,6 +33,7 @@
     recording version and watermark in its TBLPROPERTIES; shared by both strategies. -#}
 {% macro _cdc_scd1_view_sql(target_relation, new_relation, new_version, consumed_through, stats, counts, cfg) -%}
   {%- set q = adapter.quote -%}
+  {%- set meta = cfg['meta_column_names'] -%}
     create or replace view {{ target_relation }}
     tblproperties (
       'spark_cdc.materialization' = 'cdc_scd1',
