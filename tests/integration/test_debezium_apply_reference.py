@@ -101,8 +101,8 @@ def make_targets(seed: int) -> list[Target]:
             Target(model, "reference", table, history, events, deliveries, scd1_expected, scd1_query(model))
         )
     # SCD2 histories have source tables of their own: cdc_scd2 replays a key's stored changes, so
-    # partial images may arrive before their base; but it cannot take back a change applied before
-    # its sequence conflict was known (docs/cdc_scd2.md, "Not yet"), so conflicts arrive together.
+    # partial images may arrive before their base. Conflict members arrive in any batches: a change
+    # applied before its rival arrived is taken back.
     plain = generate_history(rng, scenarios=150, first_key=200_000, first_scenario=220)
     truncated = generate_history(rng, scenarios=60, first_key=300_000, first_scenario=370, truncates=6)
     for model, table, history in (
@@ -110,9 +110,7 @@ def make_targets(seed: int) -> list[Target]:
         ("apply_reference_scd2_truncated", "items_scd2_truncated", truncated),
     ):
         events = add_sequence_conflicts(rng, history.events, rate=0.03)
-        deliveries = deliver(
-            rng, events, batches=BATCHES, partials_after_their_base=False, conflicts_known_on_arrival=True
-        )
+        deliveries = deliver(rng, events, batches=BATCHES, partials_after_their_base=False)
         targets.append(
             Target(model, "reference", table, history, events, deliveries, scd2_expected, scd2_query(model))
         )

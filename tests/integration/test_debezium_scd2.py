@@ -356,10 +356,6 @@ def test_late_changes_deletes_toast_key_change_truncate_rerun_and_full_refresh(
     assert project.rows(f"select id, name from `{schema}`.state_py") == [{"id": 200, "name": "bike"}]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="cdc_scd2 keeps a change applied before its conflict was known (docs/cdc_scd2.md, 'Not yet')",
-)
 def test_a_change_applied_before_its_sequence_conflict_is_known_is_taken_back(
     project: DbtProject, schema: str
 ) -> None:

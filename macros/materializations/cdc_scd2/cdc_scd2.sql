@@ -35,7 +35,7 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
     {%- endcall -%}
   {%- endif -%}
   {%- set consumed = none if cfg['full_refresh'] else state['consumed_through'] -%}
-  {%- set batch_sql = spark_cdc.cdc_batch_sql(input_relation, cfg['source_table'], consumed, cfg['cdc_format'],
+  {%- set batch_sql = spark_cdc.cdc_batch_sql(input_relation, cfg['source_table'], consumed, cfg['cdc_format'], rebuild_keys=true,
                                               sequence_by=cfg['sequence_by'], apply_truncates=(cfg['truncate_handling'] == 'apply')) -%}
   {%- set probe = run_query('select count(_op), cast(max(_loaded_at) as string) from (' ~ batch_sql ~ ') as b') -%}
   {%- set stats = {'changes': probe[0][0]} -%}
