@@ -240,7 +240,7 @@ versions as (
   group by _k, _version
 ),
 
-rebuilt as (
+recomputed as (
   select
     _k as _cdc_key,
     {%- for c in columns %}
@@ -269,7 +269,7 @@ from old as o
 left anti join touched as t on o._cdc_key = t._k
 where o._cdc_key != {{ marker }}
 union all
-select * from rebuilt
+select * from recomputed
 union all
 select
   {{ marker }} as _cdc_key,
