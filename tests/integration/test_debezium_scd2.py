@@ -221,7 +221,7 @@ def test_in_order_corpus_gives_exact_history_and_untracked_changes_update_in_pla
     assert int(in_place["_cdc_seq"]["s2"]) == 34131104
     assert len(rows) == len(IN_ORDER) - 2
     assert not [r for r in rows if r["_cdc_is_deleted"]]
-    partitions = project.rows(f"show partitions `{schema}`.products_weight_history__cdc_v1")
+    partitions = project.rows(f"show partitions `{schema}`.products_weight_history__cdc_parts")
     assert len(partitions) == 7  # partition_by='name': one per product name
 
 

@@ -12,17 +12,21 @@
                                 identifier=target_relation.identifier ~ '__cdc_state', type='table')) }}
 {%- endmacro %}
 
-{#- A target built with one storage (versioned tables, or the MERGE state table) cannot be continued
-    with the other: the next run would read a physical table that does not exist. -#}
+{#- A target built with one storage (versioned tables, the MERGE state table, or the partitioned
+    parts table of partitioned parquet/orc) cannot be continued with another: the next run would read
+    a physical table that does not exist. -#}
 {% macro _cdc_check_storage(target_relation, state, cfg, materialization) -%}
   {%- if state['version'] is none or cfg['full_refresh'] -%}{{ return(none) }}{%- endif -%}
   {%- set merge = cfg['file_format'] in spark_cdc._cdc_merge_formats() -%}
+  {%- set parts = spark_cdc._cdc_uses_partitions(cfg) -%}
   {%- set physical = spark_cdc._cdc_state_relation(target_relation) if merge
+                     else spark_cdc._cdc_parts_relation(target_relation) if parts
                      else spark_cdc._cdc_version_relation(target_relation, state['version']) -%}
   {%- if adapter.get_relation(database=physical.database, schema=physical.schema, identifier=physical.identifier) is none -%}
+    {%- set layout = 'a MERGE state table' if merge else 'a partitioned parts table (file_format parquet/orc with partition_by)' if parts else 'versioned tables (file_format parquet/orc without partition_by)' -%}
     {% set msg %}
-spark_cdc: model '{{ model['name'] }}' ({{ materialization }}) sets file_format='{{ cfg['file_format'] }}', but {{ target_relation }} was built {{ 'without' if merge else 'with' }} a MERGE state table ({{ physical }} does not exist).
-Fix: run once with --full-refresh after changing file_format (switching between parquet/orc and delta/iceberg/hudi rebuilds the target), or restore the previous file_format.
+spark_cdc: model '{{ model['name'] }}' ({{ materialization }}) sets file_format='{{ cfg['file_format'] }}' and partition_by={{ cfg['partition_by'] }}, which store the target in {{ layout }}, but {{ target_relation }} was built with another storage layout ({{ physical }} does not exist).
+Fix: run once with --full-refresh after changing file_format or partition_by (switching between parquet/orc and delta/iceberg/hudi, or adding/removing partition_by on parquet/orc, rebuilds the target), or restore the previous setting.
     {% endset %}
     {{ exceptions.raise_compiler_error(msg | trim) }}
   {%- endif -%}

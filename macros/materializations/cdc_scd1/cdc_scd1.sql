@@ -50,9 +50,12 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
     {%- endif -%}
     {%- if cfg['file_format'] in spark_cdc._cdc_merge_formats() -%}
       {% do spark_cdc._cdc_scd1_merge(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
+      {%- if cfg['full_refresh'] %}{% do spark_cdc._cdc_drop_parts_tables(target_relation) %}{% endif -%}
+    {%- elif spark_cdc._cdc_uses_partitions(cfg) -%}
+      {% do spark_cdc._cdc_scd1_partitions(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
     {%- else -%}
       {% do spark_cdc._cdc_scd1_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
-      {%- if cfg['full_refresh'] %}{% do spark_cdc._cdc_drop_state_table(target_relation) %}{% endif -%}
+      {%- if cfg['full_refresh'] %}{% do spark_cdc._cdc_drop_state_table(target_relation) %}{% do spark_cdc._cdc_drop_parts_tables(target_relation) %}{% endif -%}
     {%- endif -%}
   {%- endif -%}
 

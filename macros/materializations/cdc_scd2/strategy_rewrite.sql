@@ -34,7 +34,7 @@
 
 {#- The target view over physical table `new_relation` (a version table, or the MERGE state table),
     recording version and watermark in its TBLPROPERTIES; shared by both strategies. -#}
-{% macro _cdc_scd2_view_sql(target_relation, new_relation, new_version, consumed_through, stats, counts, cfg) -%}
+{% macro _cdc_scd2_view_sql(target_relation, new_relation, new_version, consumed_through, stats, counts, cfg, extra_properties={}) -%}
   {%- set q = adapter.quote -%}
   {%- set meta = cfg['meta_column_names'] -%}
   {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
@@ -45,6 +45,9 @@
       'spark_cdc.consumed_through' = '{{ consumed_through or "" }}',
       'spark_cdc.last_invocation_id' = '{{ invocation_id }}',
       'spark_cdc.last_batch_changes' = '{{ stats["changes"] }}',
+      {%- for k, v in extra_properties.items() %}
+      '{{ k }}' = '{{ v }}',
+      {%- endfor %}
       'spark_cdc.versions' = '{{ counts[0][0] }}',
       'spark_cdc.current_rows' = '{{ counts[0][1] }}'
     )
