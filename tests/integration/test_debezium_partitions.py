@@ -148,6 +148,10 @@ def test_partitioned_targets_rewrite_only_touched_partitions_and_survive_a_crash
             for parts in PAIRS:
                 assert project.spark.catalog.tableExists(f"{schema}.{parts}__cdc_stage")
                 assert props(side, schema, parts) == before[parts][2]
+                # Half switched: the first partition has its new directory, not every one.
+                switched = directories(side, schema, parts)
+                changed = {n for n, d in switched.items() if before[parts][1].get(n) != d}
+                assert changed and changed != set(switched) | set(before[parts][1]), (i, parts)
         side.dbt(*RUN)
         assert_same_as_flat(side, schema)
         for parts in PAIRS:

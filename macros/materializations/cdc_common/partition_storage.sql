@@ -45,7 +45,10 @@
   {%- endfor -%}
 {%- endmacro %}
 
-{#- First build / --full-refresh: the whole state, written once. -#}
+{#- First build / --full-refresh: the whole state, written once (an orphan of a first build killed
+    before its view existed is replaced). Parquet has no atomic CREATE OR REPLACE, so a --full-refresh
+    killed between the drop and the write leaves the view without its table; the next run then fails
+    asking for --full-refresh again (the data comes back from the change stream). -#}
 {% macro _cdc_parts_create(target_relation, cfg, state_sql) -%}
   {% do spark_cdc._cdc_drop_parts_tables(target_relation) %}
   {%- set parts = spark_cdc._cdc_parts_relation(target_relation) -%}
