@@ -12,6 +12,10 @@ export PYSPARK_PYTHON ?= $(CURDIR)/$(BIN)/python
 # Keep the embedded Spark on loopback (otherwise it binds to the first non-loopback interface).
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
+# Test processes, each with its own Spark JVM: dbt's compile work is single-threaded Python, so two
+# processes keep both cores busy (whole modules per process: --dist loadfile).
+PYTEST_WORKERS ?= 2
+
 .PHONY: demo test lint unit integration clean
 
 $(STAMP): pyproject.toml
@@ -32,10 +36,10 @@ unit: $(STAMP)
 	$(BIN)/pytest tests/unit -q
 
 integration: $(STAMP)
-	$(BIN)/pytest tests/integration -q
+	$(BIN)/pytest tests/integration -q -n $(PYTEST_WORKERS) --dist loadfile
 
 test: $(STAMP) lint
-	$(BIN)/pytest tests -q
+	$(BIN)/pytest tests -q -n $(PYTEST_WORKERS) --dist loadfile --durations=15
 
 clean:
 	rm -rf $(VENV) .spark integration_tests/target integration_tests/dbt_packages integration_tests/logs

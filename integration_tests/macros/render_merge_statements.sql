@@ -8,7 +8,8 @@
   {%- set touched = api.Relation.create(identifier='things__cdc_touched', type='view') -%}
   {%- set batch = spark_cdc.cdc_batch_sql('things__cdc_input', 'inventory.products', '2024-01-01 00:00:00', 'debezium', rebuild_keys=true) -%}
   {%- set batch2 = spark_cdc.cdc_batch_sql('things__cdc_input', 'inventory.products', '2024-01-01 00:00:00', 'debezium') -%}
-  {%- set scd1_cfg = {'columns': columns, 'delete_handling': 'remove'} -%}
+  {%- set scd1_cfg = {'columns': columns, 'delete_handling': 'remove',
+                      'meta_column_names': spark_cdc._scd1_default_meta_column_names()} -%}
   {%- set scd2_cfg = {'columns': columns, 'delete_handling': 'new_record', 'valid_to_current': none,
                       'meta_column_names': spark_cdc._scd2_default_meta_column_names()} -%}
   {%- set statements = {

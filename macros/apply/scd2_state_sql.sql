@@ -80,7 +80,7 @@ batch_changes as (
 
 {#- Keys a sequence conflict touched after they were applied (cdc_batch_sql(..., rebuild_keys=true)):
     their stored changes are forgotten; the batch carries their whole remaining history. #}
-rebuilt as (
+conflict_rebuilds as (
   select distinct _k from batch where _op = 'rebuild'
 ),
 
@@ -106,7 +106,7 @@ new_truncates as (
 touched as (
   select _k from batch_changes where c._op != 'truncate'
   union
-  select _k from rebuilt
+  select _k from conflict_rebuilds
   union
   select o._cdc_key as _k
   from old as o cross join new_truncates as t
@@ -117,7 +117,7 @@ key_changes as (
   select o._cdc_key as _k, c
   from old as o
   left semi join touched as t on o._cdc_key = t._k
-  left anti join rebuilt as r on o._cdc_key = r._k
+  left anti join conflict_rebuilds as r on o._cdc_key = r._k
   lateral view explode(o._cdc_changes) e as c
   where o._cdc_key != {{ marker }}
   union all

@@ -3,9 +3,12 @@ SparkSession dbt-spark created from integration_tests/profiles.yml; each test ge
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,7 +29,12 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbtProject]:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ["SPARK_CDC_SCHEMA"] = "it_setup"
     proj = DbtProject(str(PROJECT_DIR))
-    proj.dbt("deps", "--quiet")
+    # pytest-xdist workers share integration_tests/dbt_packages: one `dbt deps` at a time (a second
+    # one running while the first links the package refuses the link as outside the install path).
+    digest = hashlib.sha256(str(PROJECT_DIR).encode()).hexdigest()[:12]
+    with open(os.path.join(tempfile.gettempdir(), f"spark_cdc_deps_{digest}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        proj.dbt("deps", "--quiet")
     _ = proj.spark
     yield proj
 
