@@ -167,7 +167,10 @@ def test_columns_from_the_images_evolve_without_a_full_refresh(
     files = {
         "infer_all.sql": model(schema, "columns='*'"),
         "infer_except.sql": model(schema, "except_columns=['description']"),
-        "infer_history.sql": model(schema, "columns='*'").replace("cdc_scd1", "cdc_scd2"),
+        # Partitioned: the parts table gains the new columns too.
+        "infer_history.sql": model(schema, "columns='*', partition_by='name'").replace(
+            "cdc_scd1", "cdc_scd2"
+        ),
         "models.yml": (
             "version: 2\nmodels:\n  - name: infer_all\n    columns:\n"
             "      - {name: weight, data_type: 'decimal(10,3)'}\n      - {name: description}\n"

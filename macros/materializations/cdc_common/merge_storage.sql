@@ -12,6 +12,17 @@
                                 identifier=target_relation.identifier ~ '__cdc_state', type='table')) }}
 {%- endmacro %}
 
+{#- The physical table that holds a built target's current state, by storage layout: the MERGE
+    state table, the partitioned parts table, or the current version table. -#}
+{% macro _cdc_physical_relation(target_relation, state, cfg) -%}
+  {%- if cfg['file_format'] in spark_cdc._cdc_merge_formats() -%}
+    {{ return(spark_cdc._cdc_state_relation(target_relation)) }}
+  {%- elif spark_cdc._cdc_uses_partitions(cfg) -%}
+    {{ return(spark_cdc._cdc_parts_relation(target_relation)) }}
+  {%- endif -%}
+  {{ return(spark_cdc._cdc_version_relation(target_relation, state['version'])) }}
+{%- endmacro %}
+
 {#- A target built with one storage (versioned tables, the MERGE state table, or the partitioned
     parts table of partitioned parquet/orc) cannot be continued with another: the next run would read
     a physical table that does not exist. -#}
@@ -19,9 +30,7 @@
   {%- if state['version'] is none or cfg['full_refresh'] -%}{{ return(none) }}{%- endif -%}
   {%- set merge = cfg['file_format'] in spark_cdc._cdc_merge_formats() -%}
   {%- set parts = spark_cdc._cdc_uses_partitions(cfg) -%}
-  {%- set physical = spark_cdc._cdc_state_relation(target_relation) if merge
-                     else spark_cdc._cdc_parts_relation(target_relation) if parts
-                     else spark_cdc._cdc_version_relation(target_relation, state['version']) -%}
+  {%- set physical = spark_cdc._cdc_physical_relation(target_relation, state, cfg) -%}
   {%- if adapter.get_relation(database=physical.database, schema=physical.schema, identifier=physical.identifier) is none -%}
     {%- set layout = 'a MERGE state table' if merge else 'a partitioned parts table (file_format parquet/orc with partition_by)' if parts else 'versioned tables (file_format parquet/orc without partition_by)' -%}
     {% set msg %}

@@ -5,8 +5,7 @@
 {% macro _cdc_resolve_columns(cfg, target_relation, state, batch_sql) -%}
   {%- set stored = [] -%}
   {%- if state['version'] is not none and not cfg['full_refresh'] -%}
-    {%- set current = spark_cdc._cdc_state_relation(target_relation) if cfg['file_format'] in spark_cdc._cdc_merge_formats()
-                      else spark_cdc._cdc_version_relation(target_relation, state['version']) -%}
+    {%- set current = spark_cdc._cdc_physical_relation(target_relation, state, cfg) -%}
     {%- for col in adapter.get_columns_in_relation(current) if not (col.name | lower).startswith('_cdc_') -%}
       {%- do stored.append({'name': col.name, 'data_type': col.dtype}) -%}
     {%- endfor -%}
