@@ -55,6 +55,14 @@
       'max_payload_bytes': 16777216,
       'formats': formats,
       'tables': {},
+      'contracts': {
+          'quarantine_severity': 'warn',
+          'completeness_allow_unstaged': false,
+          'lag_measure': 'processing',
+          'lag_warn_after': {'count': 1, 'period': 'hour'},
+          'lag_error_after': none,
+          'pending_chunk_max_age': none,
+      },
   }) }}
 {%- endmacro %}
 
