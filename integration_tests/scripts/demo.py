@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from dbt_spark_cdc.testing import FORMATS, DbtProject, land_messages, qualified, read_jsonl_messages
@@ -31,8 +32,11 @@ def main() -> int:
     landed = land_messages(spark, raw_schema, "debezium", messages)
     for fmt in FORMATS:
         land_messages(spark, raw_schema, fmt, [])
-    project.dbt("build")
+    # `dbt build` runs every data-contract test right after the models it guards: a broken contract
+    # fails the build, and so the demo.
+    result = project.dbt("build")
     built = time.monotonic()
+    tests = [r for r in result.result.results if r.node.resource_type == "test"]
 
     print()
     print("spark_cdc demo summary")
@@ -54,6 +58,14 @@ def main() -> int:
         )
     print("quarantined: " + (", ".join(f"{r['reason_code']}={r['n']}" for r in quarantined) or "none"))
     print("skipped:     " + (", ".join(f"{r['reason_code']}={r['n']}" for r in skipped) or "none"))
+    statuses = Counter(str(r.status) for r in tests)
+    print(
+        f"contracts:   {len(tests)} tests, "
+        + ", ".join(f"{statuses[s]} {s}" for s in ("pass", "warn", "fail", "error") if statuses[s])
+    )
+    for r in tests:
+        if str(r.status) != "pass":
+            print(f"  {r.status}: {r.node.name}: {r.message}")
     print(f"time: Spark start {jvm_ready - started:.1f}s, dbt build {built - jvm_ready:.1f}s")
     print()
     for row in project.rows(

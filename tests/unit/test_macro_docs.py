@@ -23,8 +23,14 @@ def macro_signatures() -> dict[str, list[str]]:
     return found
 
 
+MATERIALIZATION = re.compile(r"{%-?\s*materialization\s+([A-Za-z_][A-Za-z0-9_]*)\s*,\s*adapter\s*=\s*'(\w+)'")
+
+
 def public_macros() -> set[str]:
-    return {name for name in macro_signatures() if not name.startswith("_") and "__" not in name}
+    names = {name for name in macro_signatures() if not name.startswith("_") and "__" not in name}
+    for path in (ROOT / "macros").rglob("*.sql"):
+        names |= {f"materialization_{m}_{a}" for m, a in MATERIALIZATION.findall(path.read_text())}
+    return names
 
 
 def documented() -> dict[str, dict[str, object]]:
