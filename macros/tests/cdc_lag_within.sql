@@ -9,13 +9,13 @@
       the run is an error only when one of them is over error_after. -#}
   {{ config(fail_calc='count(*)', warn_if='>= 1', error_if='>= 1 and max(lag_level_no) >= 2') }}
   {%- set contracts = spark_cdc.get_config()['contracts'] -%}
-  {%- set context = spark_cdc._cdc_test_context('cdc_lag_within', model) -%}
+  {%- set context = spark_cdc._cdc_freshness_test_context('cdc_lag_within', model) -%}
   {%- set warn_after = contracts.get('lag_warn_after') if warn_after is none else warn_after -%}
   {%- set error_after = contracts.get('lag_error_after') if error_after is none else error_after -%}
   {%- set measure = contracts.get('lag_measure') if measure is none else measure -%}
   {%- set fix = "give the test argument (or var('spark_cdc').contracts.lag_warn_after / lag_error_after) as {count: 1, period: hour}, like dbt source freshness." -%}
-  {%- set warn_s = spark_cdc._cdc_duration_seconds(warn_after, context, 'warn_after', fix) -%}
-  {%- set error_s = spark_cdc._cdc_duration_seconds(error_after, context, 'error_after', fix) -%}
+  {%- set warn_s = spark_cdc._cdc_freshness_duration_seconds(warn_after, context, 'warn_after', fix) -%}
+  {%- set error_s = spark_cdc._cdc_freshness_duration_seconds(error_after, context, 'error_after', fix) -%}
   {%- if warn_s is none and error_s is none -%}
     {% set msg %}
 spark_cdc: {{ context }}: warn_after and error_after are both none, so the test checks nothing.
@@ -86,8 +86,8 @@ select
   case lag_level_no when 2 then 'error' else 'warn' end as lag_level,
   case lag_level_no when 2 then {{ error_s * 1000 if error_s is not none else 'null' }}
        else {{ warn_s * 1000 if warn_s is not none else 'null' }} end as threshold_ms,
-  case lag_level_no when 2 then {{ spark_cdc._sql_string(spark_cdc._cdc_duration_text('error_after', error_after)) }}
-       else {{ spark_cdc._sql_string(spark_cdc._cdc_duration_text('warn_after', warn_after)) }} end as threshold,
+  case lag_level_no when 2 then {{ spark_cdc._sql_string(spark_cdc._cdc_freshness_duration_text('error_after', error_after)) }}
+       else {{ spark_cdc._sql_string(spark_cdc._cdc_freshness_duration_text('warn_after', warn_after)) }} end as threshold,
   lag_level_no
 from leveled
 where lag_level_no > 0

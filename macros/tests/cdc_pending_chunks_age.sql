@@ -5,12 +5,12 @@
 {% endtest %}
 
 {% macro default__test_cdc_pending_chunks_age(model, max_age=none) %}
-  {%- set context = spark_cdc._cdc_test_context('cdc_pending_chunks_age', model) -%}
+  {%- set context = spark_cdc._cdc_freshness_test_context('cdc_pending_chunks_age', model) -%}
   {%- set setting = spark_cdc.format_config('aurora_dsql').get('incomplete_chunk_max_age_hours') -%}
   {%- set quarantine_s = ((setting | float(24)) * 3600) | int -%}
   {%- set max_age = spark_cdc.get_config()['contracts'].get('pending_chunk_max_age') if max_age is none else max_age -%}
   {%- set fix = "give max_age (or var('spark_cdc').contracts.pending_chunk_max_age) as {count: 6, period: hour}, or leave it none for incomplete_chunk_max_age_hours." -%}
-  {%- set max_age_s = spark_cdc._cdc_duration_seconds(max_age, context, 'max_age', fix) -%}
+  {%- set max_age_s = spark_cdc._cdc_freshness_duration_seconds(max_age, context, 'max_age', fix) -%}
   {%- set max_age_text = (max_age['count'] ~ ' ' ~ max_age['period']) if max_age_s is not none else (setting ~ ' hour (incomplete_chunk_max_age_hours)') -%}
   {%- set max_age_s = quarantine_s if max_age_s is none else max_age_s -%}
   {%- set ref_type = 'struct<chunk_id: string, total_fragments: int, crc32c: bigint>' -%}

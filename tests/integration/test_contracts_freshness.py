@@ -20,8 +20,7 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 COMMIT_MS = 1_596_000_000_000
 HOUR_MS = 3_600_000
-#: Tests run only when all their parents are selected (the seed alone would pull in the canonical
-#: models' relationship tests).
+#: Tests run only when all their parents are selected (the reason-code relationships need the seed).
 BUILD = ("build", "--indirect-selection", "cautious", "-s")
 
 
@@ -111,7 +110,7 @@ def test_cdc_lag_within_passes_warns_and_errors_by_level(
     land_messages(project.spark, raw, "debezium", [debezium("inventory.products", n, 100) for n in (1, 2, 3)])
     land_messages(project.spark, raw, "debezium", [debezium("reference.items", 10, 250)])
     land_messages(project.spark, raw, "ydb", [ydb(1, 1_700_000_000_000), ydb(2, 1_700_000_000_500)])
-    result = project.dbt(*BUILD, "+cdc_lag", "cdc_reason_codes")
+    result = project.dbt(*BUILD, "+cdc_lag")
     # Debezium lags 100 and 250 ms; YDB has no processing time, so by default it is not checked.
     assert outcome(result, "cdc_lag_within", "cdc_lag") == ("pass", 0)
     lag = {r["source_table"]: r for r in project.rows(f"select * from `{schema}`.cdc_lag")}
@@ -147,7 +146,7 @@ def test_cdc_lag_within_passes_warns_and_errors_by_level(
         [debezium("inventory.products", 4, 100), debezium("inventory.products", 5, 2 * HOUR_MS)],
     )
     land_messages(project.spark, raw, "debezium", [debezium("reference.items", 11, 3 * HOUR_MS)])
-    result = project.dbt(*BUILD, "+cdc_lag", "cdc_reason_codes")
+    result = project.dbt(*BUILD, "+cdc_lag")
     assert outcome(result, "cdc_lag_within", "cdc_lag") == ("warn", 2)  # default: warn_after 1 hour
 
     # error_after 150 minutes: items (3 h) is an error, products (2 h) still a warning.
@@ -160,14 +159,12 @@ def test_cdc_lag_within_passes_warns_and_errors_by_level(
         "reference.items": ("error", 3 * HOUR_MS, 150 * 60_000, "processing"),
     }
 
-    # Thresholds above both lags pass; the load lag (staged now, committed in 2020 and 2023) is
-    # over them for all three sources.
-    loose = spark_cdc_vars(lag_warn_after={"count": 4, "period": "hour"})
-    result = project.dbt("test", "-s", "cdc_lag", "--vars", loose)
-    assert outcome(result, "cdc_lag_within", "cdc_lag") == ("pass", 0)
-    load = spark_cdc_vars(lag_warn_after={"count": 4, "period": "hour"}, lag_measure="load")
-    result = project.dbt("test", "-s", "cdc_lag", "--vars", load)
-    assert outcome(result, "cdc_lag_within", "cdc_lag") == ("warn", 3)
+    # Misuse is a compile error (raised while dbt parses the test) naming the test, the model, the
+    # argument and the fix.
+    bad = spark_cdc_vars(lag_warn_after={"count": 1, "period": "fortnight"})
+    message = str(project.dbt("test", "-s", "cdc_lag", "--vars", bad, expect_success=False).exception)
+    assert "test cdc_lag_within on model 'cdc_lag': warn_after must be none or {count" in message
+    assert "Fix:" in message
 
 
 def dsql_order(order_id: int, commit_ns: int) -> dict[str, Any]:
@@ -210,17 +207,15 @@ def test_cdc_pending_chunks_age_flags_long_waits_and_overdue_quarantine(
     monkeypatch.setenv("SPARK_CDC_IT_FORMATS", "aurora_dsql")
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
     pending = "stg_cdc__aurora_dsql_pending_chunks"
+    # Waiting since now, and for 2 hours: both within the default (incomplete_chunk_max_age_hours,
+    # 24); the second is over a 1-hour max_age.
     land_messages(
         project.spark, f"{schema}_raw", "aurora_dsql", [*incomplete(1, "chunk-now"), orphan("orphan-now")]
     )
-    result = project.dbt(*BUILD, f"+{pending}", "cdc_reason_codes")
-    assert outcome(result, "cdc_pending_chunks_age", pending) == ("pass", 0)
-    assert len(project.rows(f"select * from `{schema}`.{pending}")) == 2
-
-    # Waiting 2 hours: within the default (incomplete_chunk_max_age_hours, 24), over a 1-hour max_age.
     land_at(project, schema, "aurora_dsql", incomplete(2, "chunk-2h"), now - dt.timedelta(hours=2))
-    result = project.dbt(*BUILD, f"+{pending}", "cdc_reason_codes")
+    result = project.dbt(*BUILD, f"+{pending}")
     assert outcome(result, "cdc_pending_chunks_age", pending) == ("pass", 0)
+    assert len(project.rows(f"select * from `{schema}`.{pending}")) == 3
     one_hour = spark_cdc_vars(pending_chunk_max_age={"count": 1, "period": "hour"})
     result = project.dbt("test", "-s", pending, "--vars", one_hour, expect_success=False)
     assert outcome(result, "cdc_pending_chunks_age", pending) == ("fail", 1)
@@ -254,7 +249,7 @@ def test_cdc_pending_chunks_age_flags_long_waits_and_overdue_quarantine(
     assert all("reassembly/quarantine did not run" in r["failure_detail"] for r in rows.values())
 
     # Reassembly runs, quarantines both as incomplete_chunk, and the test passes again.
-    result = project.dbt(*BUILD, f"+{pending}", "cdc_reason_codes")
+    result = project.dbt(*BUILD, f"+{pending}")
     assert outcome(result, "cdc_pending_chunks_age", pending) == ("pass", 0)
     quarantined = project.rows(
         f"select count(*) as n from `{schema}`.stg_cdc__aurora_dsql_reassembled"

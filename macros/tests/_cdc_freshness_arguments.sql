@@ -1,7 +1,7 @@
 {#- A duration given like dbt source freshness, {count: N, period: second|minute|hour|day}, as whole
     seconds; none stays none. `context` names the test and the model, `argument` the setting, `fix`
     how to mend it, for the compile error. -#}
-{% macro _cdc_duration_seconds(value, context, argument, fix) -%}
+{% macro _cdc_freshness_duration_seconds(value, context, argument, fix) -%}
   {%- if value is none -%}
     {{ return(none) }}
   {%- endif -%}
@@ -18,14 +18,20 @@ Fix: {{ fix }}
   {{ return((count * periods[period]) | int) }}
 {%- endmacro %}
 
-{#- How a generic test names the model it is attached to in its errors. -#}
-{% macro _cdc_test_context(test_name, model) -%}
-  {%- set name = model.identifier if model.identifier is defined and model.identifier else (model | string) -%}
+{#- How a generic test names itself and its model in errors. The test node's file_key_name
+    (models.<name>) is used: while dbt parses the test, the relation argument is not the model yet. -#}
+{% macro _cdc_freshness_test_context(test_name, relation) -%}
+  {%- set key = model.get('file_key_name') if model is mapping else none -%}
+  {%- if key -%}
+    {%- set name = key.split('.', 1)[-1] -%}
+  {%- else -%}
+    {%- set name = relation.identifier if relation.identifier is defined and relation.identifier else (relation | string) -%}
+  {%- endif -%}
   {{ return("test " ~ test_name ~ " on model '" ~ name ~ "'") }}
 {%- endmacro %}
 
 {#- A duration as the failing rows show it: "warn_after 1 hour". -#}
-{% macro _cdc_duration_text(argument, value) -%}
+{% macro _cdc_freshness_duration_text(argument, value) -%}
   {%- if value is none -%}
     {{ return(none) }}
   {%- endif -%}
