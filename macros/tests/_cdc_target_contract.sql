@@ -123,6 +123,13 @@ Fix: pass the test's argument unique_key (a column name or a list of them).
   {%- endif -%}
   {%- set found = {} -%}
   {%- for col in adapter.get_columns_in_relation(relation) -%}{%- do found.update({col.name | lower: col.dtype}) -%}{%- endfor -%}
+  {%- if not found -%}
+    {% set msg %}
+spark_cdc: test {{ s['test_name'] }} on model '{{ s['model_name'] }}': relation {{ relation }} does not exist (or has no columns).
+Fix: build the model before testing it (dbt build does).
+    {% endset %}
+    {{ exceptions.raise_compiler_error(msg | trim) }}
+  {%- endif -%}
   {%- for c in columns -%}
     {%- if c | lower not in found -%}
       {% set msg %}
@@ -180,22 +187,19 @@ _cdc_contract_truncates as (
   where _op = 'truncate'
 ),
 
-_cdc_contract_latest as (
-  select _k, _seq, _ord, _op, _hints, max(_ord) over (partition by _k) as _last_ord
-  from _cdc_contract_changes
-  where _op not in ('truncate', 'key_only') and _k is not null
-),
-
+{#- Per key, in one aggregation: the latest sequence, and whether a delete / a non-delete is among
+    the changes at it (max over (ord, flag) structs). -#}
 _cdc_contract_keys as (
   select
     _k,
-    max(_last_ord) as _last_ord,
+    max(_ord) as _last_ord,
     max_by(_seq, _ord) as _last_seq,
     max_by(_op, _ord) as _max_op,
     max_by(_hints, _ord) as _hints,
-    bool_and(case when _ord = _last_ord then _op = 'delete' end) as _all_delete,
-    bool_or(case when _ord = _last_ord then _op = 'delete' end) as _any_delete
-  from _cdc_contract_latest
+    max(struct(_ord, _op = 'delete' as _flag))._flag as _any_delete,
+    not max(struct(_ord, _op != 'delete' as _flag))._flag as _all_delete
+  from _cdc_contract_changes
+  where _op not in ('truncate', 'key_only') and _k is not null
   group by _k
 ),
 

@@ -14,9 +14,11 @@
         'delete_handling': delete_handling, 'truncate_handling': truncate_handling,
         'meta_column_names': meta_column_names, 'sequence_by': sequence_by}) -%}
   {%- set q = adapter.quote -%}
+  {#- The stream first: its checks (sequence_by, key columns) explain a misuse best. -#}
+  {%- set stream = spark_cdc._cdc_target_contract_stream_ctes(s, model, changes) -%}
   {%- do spark_cdc._cdc_target_contract_types(s, model, [s['meta']['seq']], "meta_column_names.seq") %}
 with
-{{ spark_cdc._cdc_target_contract_stream_ctes(s, model, changes) }}
+{{ stream }}
 
 _cdc_contract_target as (
   select

@@ -13,10 +13,12 @@
         'delete_handling': delete_handling, 'truncate_handling': truncate_handling,
         'meta_column_names': meta_column_names, 'sequence_by': sequence_by}) -%}
   {%- set q = adapter.quote -%}
+  {#- The stream first: its checks (sequence_by, key columns) explain a misuse best. -#}
+  {%- set stream = spark_cdc._cdc_target_contract_stream_ctes(s, model, changes) -%}
   {%- set flag = s['delete_handling'] == 'flag' -%}
   {%- if flag -%}{%- do spark_cdc._cdc_target_contract_types(s, model, [s['meta']['deleted']], "meta_column_names.deleted") -%}{%- endif %}
 with
-{{ spark_cdc._cdc_target_contract_stream_ctes(s, model, changes) }}
+{{ stream }}
 
 _cdc_contract_target as (
   select
