@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
 from dbt_spark_cdc.testing import DbtProject, land_messages, qualified, read_jsonl_messages
+from test_contracts_stream import assert_records_accounted
 
 pytestmark = pytest.mark.integration
 
@@ -407,9 +408,11 @@ def test_every_dsql_reason_code_is_produced_and_good_records_still_apply(
     assert count(project, schema, "stg_cdc__aurora_dsql_pending_chunks") == 0
 
     # Re-running quarantines nothing twice and changes nothing.
-    project.dbt(*BUILD)
+    result = project.dbt(*BUILD)
     assert sum(reasons(project, schema, "cdc_quarantine").values()) == 12
     assert count(project, schema, "stg_cdc__aurora_dsql_reassembled") == 5
+    # Every raw row (fragments, main records, orphans, conflicts) is accounted for in the ledger.
+    assert_records_accounted(project, schema, result, ("aurora_dsql",))
 
 
 def test_columns_added_dropped_and_renamed_mid_stream_do_not_break_the_parse(

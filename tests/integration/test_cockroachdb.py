@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 from dbt_spark_cdc.testing import DbtProject, RawMessage, land_messages
+from test_contracts_stream import assert_records_accounted
 
 pytestmark = pytest.mark.integration
 
@@ -295,9 +296,11 @@ def test_validator_sequences_with_duplicates_and_unsorted_rows_converge(
     )
     random.Random(20261122).shuffle(later)
     land(project, schema, later)
-    build(project, source_table="kv")
+    result = build(project, source_table="kv")
     assert state(project, schema, "crdb_kv", "k, v") == expected
     assert reasons(project, schema, "cdc_quarantine") == Counter()
+    # Every raw message (duplicates and resolved timestamps included) is accounted for.
+    assert_records_accounted(project, schema, result, ("cockroachdb",))
     assert reasons(project, schema, "cdc_skipped") == Counter({"resolved": 7})
     assert staged_count(project, schema) == 27
     watermark = project.rows(f"select resolved_hlc from `{schema}`.cdc_cockroachdb_resolved")

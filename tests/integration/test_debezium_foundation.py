@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from dbt_spark_cdc.testing import DbtProject, RawMessage, land_messages, read_jsonl_messages
+from test_contracts_stream import assert_records_accounted
 
 pytestmark = pytest.mark.integration
 
@@ -101,7 +102,9 @@ def test_shuffled_duplicated_batches_converge_and_rerun_is_a_no_op(project: DbtP
     assert reasons(project, schema, "cdc_quarantine") == Counter()
 
     before = props(project, schema)
-    project.dbt(*BUILD)
+    result = project.dbt(*BUILD)
+    # Every raw message of the shuffled, duplicated batches is accounted for.
+    assert_records_accounted(project, schema, result, ("debezium",))
     after = props(project, schema)
     assert after["spark_cdc.version"] == before["spark_cdc.version"]
     assert after["spark_cdc.consumed_through"] == before["spark_cdc.consumed_through"]

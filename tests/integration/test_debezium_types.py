@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from dbt_spark_cdc.testing import DbtProject, land_messages, read_jsonl_messages
+from test_contracts_stream import assert_records_accounted
 
 pytestmark = pytest.mark.integration
 
@@ -141,7 +142,8 @@ def test_every_logical_type_decodes_to_the_declared_type(project: DbtProject, sc
     values["ratio"] = 1.5
     land_messages(project.spark, f"{schema}_raw", "debezium", [all_types_message("u", 200, values)])
     project.dbt(*BUILD)
-    project.dbt(*BUILD)
+    result = project.dbt(*BUILD)
+    assert_records_accounted(project, schema, result, ("debezium",))
     expected = {**{k: str(v) for k, v in EXPECTED.items()}, "ratio": "1.5"}
     assert all_types_rows(project, schema) == [expected]
 

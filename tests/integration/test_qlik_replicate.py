@@ -19,6 +19,7 @@ import pytest
 import yaml  # type: ignore[import-untyped]
 from dbt_spark_cdc.qlik_replicate import QlikColumn, data_message, decode_mask, encode_mask, metadata_message
 from dbt_spark_cdc.testing import DbtProject, land_messages, read_jsonl_messages
+from test_contracts_stream import assert_records_accounted
 
 pytestmark = pytest.mark.integration
 
@@ -188,7 +189,9 @@ def test_corpus_metadata_refresh_and_masks_with_late_metadata(project: DbtProjec
         m: len(staged(project, schema, m))
         for m in ("stg_cdc__qlik_replicate", "stg_cdc__qlik_replicate_retried")
     }
-    project.dbt(*BUILD)
+    result = project.dbt(*BUILD)
+    # Every raw message is accounted for, the late-metadata ones through the retried model.
+    assert_records_accounted(project, schema, result, ("qlik_replicate",))
     assert (
         {m: len(staged(project, schema, m)) for m in counts}
         == counts

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 from dbt_spark_cdc.testing import DbtProject, RawMessage, land_messages
+from test_contracts_stream import assert_records_accounted
 
 pytestmark = pytest.mark.integration
 
@@ -207,7 +208,9 @@ def test_corpus_scenarios_reach_their_final_tables_and_rerun_changes_nothing(
         m: (props(project, schema, m), table(project, schema, m, bookkeeping=True))
         for _, m in SCENARIOS.values()
     }
-    project.dbt(*BUILD, *conformance)
+    result = project.dbt(*BUILD, *conformance)
+    # Every raw record of the corpus is accounted for.
+    assert_records_accounted(project, schema, result, ("ydb",))
     after = {
         m: (props(project, schema, m), table(project, schema, m, bookkeeping=True))
         for _, m in SCENARIOS.values()
