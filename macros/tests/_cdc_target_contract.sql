@@ -104,13 +104,18 @@ Fix: pass the test's argument unique_key (a column name or a list of them).
     watermark in TBLPROPERTIES spark_cdc.consumed_through (empty when it has consumed nothing); a
     relation without the property (a hand-made fixture) is compared with every change. -#}
 {% macro _cdc_target_contract_consumed(relation) -%}
-  {%- if not execute -%}{{ return('true') }}{%- endif -%}
+  {%- if not execute or not spark_cdc._cdc_target_contract_exists(relation) -%}{{ return('true') }}{%- endif -%}
   {%- for row in run_query('show tblproperties ' ~ relation) -%}
     {%- if row[0] == 'spark_cdc.consumed_through' -%}
       {{ return('cdc_loaded_at <= timestamp ' ~ spark_cdc._sql_string(row[1]) if row[1] else 'false') }}
     {%- endif -%}
   {%- endfor -%}
   {{ return('true') }}
+{%- endmacro %}
+
+{#- True when `relation` exists in the catalog. -#}
+{% macro _cdc_target_contract_exists(relation) -%}
+  {{ return(adapter.get_relation(database=relation.database, schema=relation.schema, identifier=relation.identifier) is not none) }}
 {%- endmacro %}
 
 {#- The Spark types of `columns` in `relation`, by lower-cased name; a column it lacks fails naming
@@ -124,11 +129,10 @@ Fix: pass the test's argument unique_key (a column name or a list of them).
   {%- set found = {} -%}
   {%- for col in adapter.get_columns_in_relation(relation) -%}{%- do found.update({col.name | lower: col.dtype}) -%}{%- endfor -%}
   {%- if not found -%}
-    {% set msg %}
-spark_cdc: test {{ s['test_name'] }} on model '{{ s['model_name'] }}': relation {{ relation }} does not exist (or has no columns).
-Fix: build the model before testing it (dbt build does).
-    {% endset %}
-    {{ exceptions.raise_compiler_error(msg | trim) }}
+    {#- Not built yet: `dbt compile` and `dbt docs generate` must work on a fresh project, so the
+        test compiles; running it fails in Spark, naming the missing table. -#}
+    {%- for c in columns -%}{%- do types.update({c | lower: 'string'}) -%}{%- endfor -%}
+    {{ return(types) }}
   {%- endif -%}
   {%- for c in columns -%}
     {%- if c | lower not in found -%}

@@ -27,6 +27,11 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbtProject]:
     os.environ.setdefault("DBT_TARGET_PATH", os.path.join(home, "target"))
     os.environ.setdefault("DBT_LOG_PATH", os.path.join(home, "logs"))
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # Each test builds a fresh schema, often only part of the project. The target contract tests
+    # (scd1_*, scd2_*) also depend on cdc_changes, so dbt's default (eager) test selection would run
+    # them for every build that selects cdc_changes, on targets that were never built. `buildable`
+    # keeps a test only when all its parents are selected or upstream of the selection.
+    os.environ.setdefault("DBT_INDIRECT_SELECTION", "buildable")
     os.environ["SPARK_CDC_SCHEMA"] = "it_setup"
     proj = DbtProject(str(PROJECT_DIR))
     # pytest-xdist workers share integration_tests/dbt_packages: one `dbt deps` at a time (a second
