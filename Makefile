@@ -1,6 +1,7 @@
 # spark_cdc: the two commands of the README are the contract.
 #   make demo  fresh machine -> .venv, install, dbt build of the demo on embedded Spark, summary
 #   make test  same set-up, then lint, types and every test
+#   make bench the benchmark cases (benchmarks/README.md), results in benchmarks/results/
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -16,7 +17,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 # processes keep both cores busy (whole modules per process: --dist loadfile).
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test lint unit integration clean
+.PHONY: demo test lint unit integration bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,8 +29,8 @@ demo: $(STAMP)
 	cd integration_tests && ../$(BIN)/python scripts/demo.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check python_udfs tests integration_tests/scripts
-	$(BIN)/ruff format --check python_udfs tests integration_tests/scripts
+	$(BIN)/ruff check python_udfs tests integration_tests/scripts benchmarks
+	$(BIN)/ruff format --check python_udfs tests integration_tests/scripts benchmarks
 	$(BIN)/mypy
 
 unit: $(STAMP)
@@ -40,6 +41,11 @@ integration: $(STAMP)
 
 test: $(STAMP) lint
 	$(BIN)/pytest tests -q -n $(PYTEST_WORKERS) --dist loadfile --durations=15
+
+# Every case at the issue's sizes (about 20 minutes on 2 cores); BENCH_ARGS='--scale 0.01' for a
+# smoke run, '--cases parse:debezium,apply' for some cases. Its own metastore: never the demo's.
+bench: $(STAMP)
+	SPARK_CDC_HOME=$(CURDIR)/.spark/bench $(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .spark integration_tests/target integration_tests/dbt_packages integration_tests/logs

@@ -10,7 +10,8 @@
          rows) into a NEW directory under the table (`_cdc_r<version>_<run>`), through an external
          stage table `<model>__cdc_stage`;
       4. stores the switch plan in the stage table's TBLPROPERTIES (one metastore operation: the
-         commit point of the data), then points each touched partition at its new directory
+         commit point of the data; split over numbered properties, since the metastore keeps at
+         most 4,000 characters per value), then points each touched partition at its new directory
          (ADD PARTITION / SET LOCATION, each one atomic metastore operation) and drops emptied ones;
       5. swaps the view (watermark, counts, rewritten partitions) last;
       6. deletes the replaced directories, then the stage table.
@@ -154,6 +155,40 @@ url_decode(replace(regexp_replace({{ alias }}._metadata.file_path, '/[^/]*$', ''
   {%- endcall -%}
 {%- endmacro %}
 
+{#- The switch plan as TBLPROPERTIES for ONE `alter table ... set tblproperties` (the commit point):
+    its JSON text cut into pieces `spark_cdc.switch_plan.<i>` of at most 3,000 characters (the Hive
+    metastore keeps 4,000 per value: a plan touching a hundred partitions is longer), and their
+    count, `spark_cdc.switch_plan.pieces`. -#}
+{% macro _cdc_parts_plan_properties(plan) -%}
+  {%- set text = tojson(plan) -%}
+  {%- set size = 3000 -%}
+  {%- set pieces = ((text | length) + size - 1) // size -%}
+  'spark_cdc.switch_plan.pieces' = '{{ pieces }}'
+  {%- for i in range(pieces) -%}
+    , 'spark_cdc.switch_plan.{{ i }}' = {{ spark_cdc._sql_string(text[i * size:(i + 1) * size]) }}
+  {%- endfor -%}
+{%- endmacro %}
+
+{#- The plan committed in `stage`'s TBLPROPERTIES, as a list: empty when none was committed, else
+    the one plan, its pieces joined in order. A piece missing from a committed plan cannot happen
+    (one metastore operation wrote them all) and fails the run rather than apply half a plan. -#}
+{% macro _cdc_parts_stored_plan(stage) -%}
+  {%- set props = {} -%}
+  {%- for row in run_query('show tblproperties ' ~ stage) if row[0].startswith('spark_cdc.switch_plan.') -%}
+    {%- do props.update({row[0]: row[1]}) -%}
+  {%- endfor -%}
+  {%- if 'spark_cdc.switch_plan.pieces' not in props -%}{{ return([]) }}{%- endif -%}
+  {%- set pieces = [] -%}
+  {%- for i in range(props['spark_cdc.switch_plan.pieces'] | int) -%}
+    {%- set name = 'spark_cdc.switch_plan.' ~ i -%}
+    {%- if name not in props -%}
+      {{ exceptions.raise_compiler_error('spark_cdc: the switch plan stored on ' ~ stage ~ ' lacks ' ~ name ~ ', so the interrupted run cannot be rolled forward. Fix: rebuild the target with dbt run --full-refresh --select <this model>.') }}
+    {%- endif -%}
+    {%- do pieces.append(props[name]) -%}
+  {%- endfor -%}
+  {{ return([fromjson(pieces | join(''))]) }}
+{%- endmacro %}
+
 {#- A stage left by a killed run: roll its plan forward if it was committed, else discard it.
     Returns true when it rolled a plan forward (the view's counts then lag behind the data). -#}
 {% macro _cdc_parts_recover(target_relation) -%}
@@ -162,10 +197,7 @@ url_decode(replace(regexp_replace({{ alias }}._metadata.file_path, '/[^/]*$', ''
   {%- if adapter.get_relation(database=stage.database, schema=stage.schema, identifier=stage.identifier) is none -%}
     {{ return(none) }}
   {%- endif -%}
-  {%- set plans = [] -%}
-  {%- for row in run_query('show tblproperties ' ~ stage) if row[0] == 'spark_cdc.switch_plan' -%}
-    {%- do plans.append(fromjson(row[1])) -%}
-  {%- endfor -%}
+  {%- set plans = spark_cdc._cdc_parts_stored_plan(stage) -%}
   {%- for plan in plans -%}
     {% do spark_cdc._cdc_parts_apply_plan(parts, plan, false) %}
     {% do spark_cdc._cdc_parts_collect_garbage(parts, plan) %}
@@ -271,7 +303,7 @@ url_decode(replace(regexp_replace({{ alias }}._metadata.file_path, '/[^/]*$', ''
   {%- call statement('cdc_cache') -%}uncache table if exists {{ touched }}{%- endcall -%}
   {%- call statement('cdc_cache') -%}drop view if exists {{ next }}{%- endcall -%}
   {%- call statement('cdc_commit_stage') -%}
-    alter table {{ stage }} set tblproperties ('spark_cdc.switch_plan' = {{ spark_cdc._sql_string(tojson(plan)) }})
+    alter table {{ stage }} set tblproperties ({{ spark_cdc._cdc_parts_plan_properties(plan) }})
   {%- endcall -%}
   {% do spark_cdc._cdc_parts_apply_plan(parts, plan, true) %}
 

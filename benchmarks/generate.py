@@ -1,0 +1,86 @@
+"""Land benchmark workloads in raw tables exactly as the staging models read them: ``partition``,
+``offset``, ``key``, ``value``, ``ingested_at`` (the integration projects' landing contract,
+``dbt_spark_cdc.testing.RAW_TABLE_DDL``).
+
+Generation runs on the executors (``mapInArrow`` over ``spark.range``): 10,000,000 events need no
+driver memory. The benchmark modules are shipped to the workers by value, so workers need not import
+them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from typing import Any
+
+from benchmarks.envelopes import ENVELOPES, Message, preamble
+from benchmarks.workload import OFFSET_STRIDE, Workload, event, landed_event_index, redelivers
+
+
+def messages_at(fmt: str, wl: Workload, position: int) -> list[Message]:
+    """Every message landing at ``position`` (its event's, then a redelivery)."""
+    envelope = ENVELOPES[fmt]
+    out = envelope(wl, event(wl, landed_event_index(wl, position)))
+    if redelivers(wl, position):
+        back = position - wl.redelivery_lag
+        out = out + envelope(wl, event(wl, landed_event_index(wl, back)))
+    return out
+
+
+def raw_rows(fmt: str, wl: Workload, positions: range, ingested_at: dt.datetime) -> Iterator[tuple[Any, ...]]:
+    """(partition, offset, key, value, ingested_at) rows of the messages landing at ``positions``."""
+    if positions.start == 0:
+        # The log's first messages (Qlik's table metadata), before the first change's offset.
+        first = preamble(fmt, wl)
+        for i, (key, value) in enumerate(first):
+            yield (0, i - len(first), key, value, ingested_at)
+    for position in positions:
+        partition = (landed_event_index(wl, position) % wl.keys + 1) % wl.kafka_partitions
+        for i, (key, value) in enumerate(messages_at(fmt, wl, position)):
+            yield (partition, position * OFFSET_STRIDE + i, key, value, ingested_at)
+
+
+RAW_SCHEMA = "`partition` int, `offset` bigint, `key` string, `value` string, `ingested_at` timestamp"
+
+
+def land(spark: Any, fmt: str, wl: Workload, schema: str, table: str | None = None) -> int:
+    """Generate ``wl`` in ``fmt`` on the executors and append it to ``schema.table`` (default: the
+    format's name); returns the number of raw rows landed."""
+    import sys
+
+    import pyarrow as pa
+    from pyspark import cloudpickle
+
+    for module in ("benchmarks", "benchmarks.workload", "benchmarks.envelopes", __name__):
+        cloudpickle.register_pickle_by_value(sys.modules[module])
+    table = table or fmt
+    name = f"`{schema}`.`{table}`"
+    spark.sql(f"create database if not exists `{schema}`")
+    spark.sql(f"create table if not exists {name} ({RAW_SCHEMA}) using parquet")
+    before = spark.table(name).count()
+    ingested_at = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    arrow_schema = pa.schema(
+        [
+            ("partition", pa.int32()),
+            ("offset", pa.int64()),
+            ("key", pa.string()),
+            ("value", pa.string()),
+            ("ingested_at", pa.timestamp("us")),
+        ]
+    )
+    first = wl.first_event
+
+    def generate(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            ids = batch.column(0).to_pylist()
+            if not ids:
+                continue
+            rows = list(raw_rows(fmt, wl, range(first + ids[0], first + ids[-1] + 1), ingested_at))
+            yield pa.RecordBatch.from_arrays(
+                [pa.array([r[i] for r in rows], type=arrow_schema.field(i).type) for i in range(5)],
+                schema=arrow_schema,
+            )
+
+    slices = max(2, wl.events // 250_000)
+    (spark.range(0, wl.events, numPartitions=slices).mapInArrow(generate, RAW_SCHEMA).write.insertInto(name))
+    return int(spark.table(name).count() - before)

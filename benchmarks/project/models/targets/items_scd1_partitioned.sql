@@ -1,0 +1,3 @@
+{{ config(materialized='cdc_scd1', unique_key='id', source_table='bench.items', cdc_format='debezium',
+          partition_by=['bucket'], enabled=spark_cdc.format_enabled('debezium')) }}
+select * from {{ ref('cdc_changes') }}

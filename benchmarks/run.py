@@ -1,0 +1,549 @@
+"""``make bench``: every benchmark case, each in its own process (its own Spark JVM, so peak memory is
+the case's own), results in ``benchmarks/results/latest.json`` and ``latest.md``.
+
+    python -m benchmarks.run                 # all cases at the issue's sizes
+    python -m benchmarks.run --scale 0.01    # the same cases, 1% of the events (a smoke run)
+    python -m benchmarks.run --cases parse:debezium,apply
+
+A case first runs at a tenth of its size in a schema of its own (the JVM's JIT and Spark's caches warm
+up on the same code paths), then at full size; spark_cdc and its reference run on the same data in
+the same session with the same settings, and the ratio compares them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from benchmarks.workload import OFFSET_STRIDE, Workload, columns
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT = ROOT / "benchmarks" / "project"
+RESULTS = ROOT / "benchmarks" / "results"
+FORMATS = ("debezium", "aurora_dsql", "qlik_replicate", "ydb", "cockroachdb")
+STAGING = {
+    "debezium": ["stg_cdc__debezium"],
+    "aurora_dsql": ["stg_cdc__aurora_dsql", "stg_cdc__aurora_dsql_reassembled"],
+    "qlik_replicate": [
+        "stg_cdc__qlik_replicate",
+        "stg_cdc__qlik_replicate_metadata",
+        "stg_cdc__qlik_replicate_retried",
+    ],
+    "ydb": ["stg_cdc__ydb"],
+    "cockroachdb": ["stg_cdc__cockroachdb"],
+}
+#: The issue's sizes (benchmarks/README.md); --scale multiplies the event counts.
+PARSE_EVENTS = 1_000_000
+APPLY_EVENTS, APPLY_KEYS = 1_000_000, 200_000
+LARGE_EVENTS, SMALL_BATCH = 10_000_000, 1_000
+WARMUP = 0.1
+
+
+# ---------------------------------------------------------------------------------------------
+# Measuring
+
+
+def _tree_rss_bytes(root: int) -> int:
+    """Resident memory of ``root`` and all its descendants (driver, JVM, Python workers)."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/statm") as statm:
+                rss[int(entry)] = int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(entry))
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo.extend(children.get(pid, []))
+    return total
+
+
+class PeakMemory:
+    """Samples this process tree's RSS every 0.2 s; ``peak`` is the highest seen since ``reset``."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.2):
+            self.peak = max(self.peak, _tree_rss_bytes(os.getpid()))
+
+    def reset(self) -> None:
+        self.peak = _tree_rss_bytes(os.getpid())
+
+
+@dataclass
+class Measure:
+    """One timed step: wall seconds, rows handled, and the process tree's peak RSS during it."""
+
+    name: str
+    seconds: float = 0.0
+    rows: int = 0
+    peak_rss_mb: float = 0.0
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rows_per_s(self) -> float:
+        return self.rows / self.seconds if self.seconds else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "seconds": round(self.seconds, 2),
+            "rows": self.rows,
+            "rows_per_s": round(self.rows_per_s),
+            "peak_rss_mb": round(self.peak_rss_mb),
+            **self.detail,
+        }
+
+
+class Bench:
+    """A case's session: the benchmark dbt project driven in-process and its SparkSession."""
+
+    def __init__(self) -> None:
+        from dbt_spark_cdc.testing import DbtProject
+
+        self.memory = PeakMemory()
+        self.project = DbtProject(str(PROJECT))
+        started = time.monotonic()
+        self.spark = self.project.spark
+        self.jvm_start_s = time.monotonic() - started
+
+    @contextmanager
+    def measure(self, name: str, rows: int = 0) -> Iterator[Measure]:
+        m = Measure(name, rows=rows)
+        self.memory.reset()
+        started = time.monotonic()
+        yield m
+        m.seconds = time.monotonic() - started
+        m.peak_rss_mb = max(self.memory.peak, _tree_rss_bytes(os.getpid())) / 2**20
+
+    def use_schema(self, schema: str, formats: tuple[str, ...]) -> None:
+        """Point the project at a fresh ``schema`` (and ``<schema>_raw``) with ``formats`` enabled."""
+        from dbt_spark_cdc.testing import land_messages
+
+        os.environ["SPARK_CDC_SCHEMA"] = schema
+        os.environ["SPARK_CDC_BENCH_FORMATS"] = " ".join(formats)
+        for db in (schema, f"{schema}_raw"):
+            self.spark.sql(f"drop database if exists `{db}` cascade")
+        for fmt in FORMATS:
+            land_messages(self.spark, f"{schema}_raw", fmt, [])
+
+    def land(self, fmt: str, wl: Workload, schema: str) -> int:
+        from benchmarks.generate import land
+
+        return land(self.spark, fmt, wl, f"{schema}_raw")
+
+    def dbt_run(self, *models: str, full_refresh: bool = False) -> dict[str, float]:
+        """``dbt run`` of ``models``; node execution seconds by model name."""
+        args = ["run", "--quiet", "-s", *models] + (["--full-refresh"] if full_refresh else [])
+        result = self.project.dbt(*args)
+        return {r.node.name: float(r.execution_time) for r in result.result.results}
+
+    def count(self, sql: str) -> int:
+        return int(self.spark.sql(f"select count(*) from ({sql})").first()[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# Cases: each returns a list of result rows (one per comparison) for the report.
+
+
+def case_parse(bench: Bench, fmt: str, scale: float) -> list[dict[str, Any]]:
+    """Case 1: a format's staging models vs a bare ``from_json`` of the same messages."""
+    from benchmarks.envelopes import BARE_PARSE
+    from benchmarks.references import bare_parse
+
+    schema_ddl, selects = BARE_PARSE[fmt]
+    result: dict[str, Any] = {}
+    for phase, factor in (("warmup", WARMUP), ("measured", 1.0)):
+        schema = f"bench_{phase}"
+        bench.use_schema(schema, (fmt,))
+        wl = Workload(
+            events=max(1000, int(PARSE_EVENTS * scale * factor)), keys=max(200, int(APPLY_KEYS * scale))
+        )
+        with bench.measure("generate") as gen:
+            gen.rows = bench.land(fmt, wl, schema)
+        with bench.measure("spark_cdc", rows=gen.rows) as ours:
+            nodes = bench.dbt_run(*STAGING[fmt])
+        ours.detail = {"model_seconds": round(sum(nodes.values()), 2), "models": nodes}
+        ours.detail["staged"] = bench.count(f"select * from `{schema}`.`{STAGING[fmt][0]}`")
+        ours.detail["quarantined"] = bench.count(
+            f"select * from `{schema}`.`{STAGING[fmt][0]}` where record_status = 'quarantined'"
+        )
+        with bench.measure("bare_from_json", rows=gen.rows) as ref:
+            bare_parse(bench.spark, f"`{schema}_raw`.`{fmt}`", schema_ddl, selects, f"`{schema}`.bare_parse")
+        if phase == "measured":
+            # Ratio of throughputs on the model's own execution time (dbt's per-command parse and
+            # compile, about a second, is reported in seconds but not in the ratio).
+            ratio = (gen.rows / ours.detail["model_seconds"]) / ref.rows_per_s
+            result = {
+                "case": f"parse:{fmt}",
+                "events": wl.events,
+                "raw_messages": gen.rows,
+                "generate": gen.as_dict(),
+                "spark_cdc": ours.as_dict(),
+                "reference": ref.as_dict(),
+                "ratio": round(ratio, 3),
+                "ratio_meaning": "spark_cdc rows/s ÷ bare from_json rows/s (target ≥ 0.8)",
+                "target": 0.8,
+                "met": ratio >= 0.8,
+            }
+    return [result]
+
+
+def _apply_phase(
+    bench: Bench, schema: str, wl: Workload, batches: int, kinds: tuple[str, ...]
+) -> dict[str, list[Measure]]:
+    """Land and stage ``batches`` batches of ``wl``; after each, apply every kind (scd1, scd2) with
+    spark_cdc and with the reference job. Returns the measures by step name."""
+    from benchmarks.references import scd1_job, scd2_job
+
+    cols = columns(wl)
+    out: dict[str, list[Measure]] = {}
+    jobs: dict[str, tuple[str, Callable[..., None]]] = {
+        "scd1": ("items_scd1_debezium", scd1_job),
+        "scd2": ("items_scd2", scd2_job),
+    }
+    for b in range(batches):
+        batch = replace(wl, first_event=b * wl.events)
+        landed = bench.land("debezium", batch, schema)
+        with bench.measure("stage", rows=landed) as m:
+            m.detail = {"models": bench.dbt_run("stg_cdc__debezium", "cdc_sequence_conflicts", "cdc_changes")}
+        out.setdefault("stage", []).append(m)
+        first_order = b * wl.events * OFFSET_STRIDE
+        changes_sql = (
+            f"select * from `{schema}`.stg_cdc__debezium "
+            f"where record_status = 'change' and raw_ref.order >= {first_order}"
+        )
+        n_changes = bench.count(changes_sql)
+        for kind in kinds:
+            model, job = jobs[kind]
+            with bench.measure(f"{kind}:spark_cdc", rows=n_changes) as m:
+                m.detail = {"model_seconds": bench.dbt_run(model)[model]}
+            out.setdefault(f"{kind}:spark_cdc", []).append(m)
+            previous = f"`{schema}`.ref_{kind}_{b - 1}" if b else None
+            with bench.measure(f"{kind}:reference", rows=n_changes) as m:
+                job(bench.spark, changes_sql, cols, previous, f"`{schema}`.ref_{kind}_{b}")
+            out.setdefault(f"{kind}:reference", []).append(m)
+    return out
+
+
+def _same_scd1(bench: Bench, schema: str, batch: int) -> bool:
+    names = ", ".join(f"`{c.name}`" for c in columns(Workload()))
+    ours = f"select {names} from `{schema}`.items_scd1_debezium"
+    ref = f"select {names} from `{schema}`.ref_scd1_{batch} where not deleted"
+    return (
+        bench.count(f"({ours}) except all ({ref})") == 0 and bench.count(f"({ref}) except all ({ours})") == 0
+    )
+
+
+def _same_scd2(bench: Bench, schema: str, batch: int) -> bool:
+    names = ", ".join(f"`{c.name}`" for c in columns(Workload()))
+    ours = f"select {names}, _cdc_is_current, _cdc_is_deleted from `{schema}`.items_scd2"
+    ref = f"select {names}, is_current, is_deleted from `{schema}`.ref_scd2_{batch}"
+    return (
+        bench.count(f"({ours}) except all ({ref})") == 0 and bench.count(f"({ref}) except all ({ours})") == 0
+    )
+
+
+def case_apply(bench: Bench, scale: float) -> list[dict[str, Any]]:
+    """Cases 2 and 3: SCD1 and SCD2 apply of two batches of 1,000,000 changes over 200,000 keys,
+    against the hand-written one-pass jobs."""
+    results: list[dict[str, Any]] = []
+    for phase, factor in (("warmup", WARMUP), ("measured", 1.0)):
+        schema = f"bench_{phase}"
+        bench.use_schema(schema, ("debezium",))
+        wl = Workload(
+            events=max(1000, int(APPLY_EVENTS * scale * factor)),
+            keys=max(200, int(APPLY_KEYS * scale * factor)),
+        )
+        steps = _apply_phase(bench, schema, wl, 2, ("scd1", "scd2"))
+        if phase != "measured":
+            continue
+        for kind, target, same in (("scd1", 1.25, _same_scd1), ("scd2", 1.5, _same_scd2)):
+            for b in range(2):
+                ours, ref = steps[f"{kind}:spark_cdc"][b], steps[f"{kind}:reference"][b]
+                ratio = ours.seconds / ref.seconds
+                results.append(
+                    {
+                        "case": f"apply:{kind}:batch{b + 1}",
+                        "events": wl.events,
+                        "keys": wl.keys,
+                        "into": "empty target" if b == 0 else "the target after batch 1",
+                        "stage": steps["stage"][b].as_dict(),
+                        "spark_cdc": ours.as_dict(),
+                        "reference": ref.as_dict(),
+                        "ratio": round(ratio, 3),
+                        "ratio_meaning": f"spark_cdc ÷ hand-written job, wall time (target ≤ {target})",
+                        "target": target,
+                        "met": ratio <= target,
+                        "same_rows_as_reference": same(bench, schema, b) if b == 1 else None,
+                    }
+                )
+    return results
+
+
+def case_large(bench: Bench, scale: float) -> list[dict[str, Any]]:
+    """Case 4 and the memory case: 10,000,000 changes into an empty partitioned SCD1 target (a rebuild
+    from scratch; peak memory), then 1,000 changes into the resulting 10,000,000-row table."""
+    schema = "bench_large"
+    bench.use_schema(schema, ("debezium",))
+    events = max(10_000, int(LARGE_EVENTS * scale))
+    # Each key changes once: a 10,000,000-row target.
+    wl = Workload(events=events, keys=events)
+    with bench.measure("generate") as gen:
+        gen.rows = bench.land("debezium", wl, schema)
+    with bench.measure("stage", rows=gen.rows) as stage:
+        stage.detail = {"models": bench.dbt_run("stg_cdc__debezium", "cdc_sequence_conflicts", "cdc_changes")}
+    with bench.measure("rebuild", rows=events) as full:
+        full.detail = {"model_seconds": bench.dbt_run("items_scd1_partitioned")["items_scd1_partitioned"]}
+    rows = bench.count(f"select * from `{schema}`.items_scd1_partitioned")
+    small = replace(wl, events=SMALL_BATCH, first_event=events, duplicate_fraction=0.0)
+    landed = bench.land("debezium", small, schema)
+    with bench.measure("small batch stage", rows=landed) as small_stage:
+        small_stage.detail = {
+            "models": bench.dbt_run("stg_cdc__debezium", "cdc_sequence_conflicts", "cdc_changes")
+        }
+    with bench.measure("small batch", rows=SMALL_BATCH) as batch:
+        batch.detail = {"model_seconds": bench.dbt_run("items_scd1_partitioned")["items_scd1_partitioned"]}
+    props = {
+        r["key"]: r["value"]
+        for r in bench.project.rows(f"show tblproperties `{schema}`.items_scd1_partitioned")
+    }
+    batch.detail["partitions_rewritten"] = props.get("spark_cdc.last_rewritten_partitions")
+    ratio = batch.seconds / full.seconds
+    driver_memory = bench.spark.conf.get("spark.driver.memory")
+    return [
+        {
+            "case": "small_batch_into_large_table",
+            "target_rows": rows,
+            "spark_cdc": batch.as_dict(),
+            "small_batch_stage": small_stage.as_dict(),
+            "reference": full.as_dict(),
+            "ratio": round(ratio, 3),
+            "ratio_meaning": "1,000-change run ÷ rebuilding the target from scratch (target ≤ 0.2)",
+            "target": 0.2,
+            "met": ratio <= 0.2,
+        },
+        {
+            "case": "memory_10m_changes",
+            "changes": events,
+            "driver_memory": driver_memory,
+            "generate": gen.as_dict(),
+            "stage": stage.as_dict(),
+            "apply": full.as_dict(),
+            "peak_rss_mb": round(max(gen.peak_rss_mb, stage.peak_rss_mb, full.peak_rss_mb)),
+            "met": rows > 0,
+        },
+    ]
+
+
+def case_demo(scale: float) -> list[dict[str, Any]]:
+    """Case 5: ``make demo``'s ``dbt build`` end to end, in a process of its own."""
+    env = {**os.environ, "SPARK_CDC_HOME": str(ROOT / ".spark" / "bench_demo")}
+    memory_peak = 0
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "scripts/demo.py"],
+        cwd=ROOT / "integration_tests",
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    output: list[str] = []
+    reader = threading.Thread(target=lambda: output.extend(proc.stdout or []), daemon=True)
+    reader.start()
+    while proc.poll() is None:
+        memory_peak = max(memory_peak, _tree_rss_bytes(proc.pid))
+        time.sleep(0.2)
+    reader.join()
+    wall = time.monotonic() - started
+    if proc.returncode != 0:
+        raise RuntimeError("demo failed:\n" + "".join(output[-40:]))
+    timing = next(line for line in output if line.startswith("time: Spark start"))
+    spark_start = float(timing.split("Spark start ")[1].split("s")[0])
+    build = float(timing.split("dbt build ")[1].split("s")[0])
+    return [
+        {
+            "case": "end_to_end_demo",
+            "spark_cdc": {"name": "dbt build", "seconds": build, "peak_rss_mb": round(memory_peak / 2**20)},
+            "jvm_start_seconds": spark_start,
+            "process_seconds": round(wall, 2),
+            "contracts": next((line.strip() for line in output if line.startswith("contracts:")), None),
+        }
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Driver
+
+
+def run_case(name: str, scale: float) -> list[dict[str, Any]]:
+    if name == "demo":
+        return case_demo(scale)
+    bench = Bench()
+    if name.startswith("parse:"):
+        rows = case_parse(bench, name.split(":", 1)[1], scale)
+    elif name == "apply":
+        rows = case_apply(bench, scale)
+    elif name == "large":
+        rows = case_large(bench, scale)
+    else:
+        raise SystemExit(f"unknown case {name!r}; known: parse:<format>, apply, large, demo")
+    for row in rows:
+        row["jvm_start_seconds"] = round(bench.jvm_start_s, 2)
+    return rows
+
+
+def machine() -> dict[str, Any]:
+    def version(dist: str) -> str:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()
+    with open("/proc/meminfo") as meminfo:
+        mem_kb = int(meminfo.readline().split()[1])
+    return {
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "cores": os.cpu_count(),
+        "memory_gib": round(mem_kb / 2**20, 1),
+        "cpu": next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in open("/proc/cpuinfo")
+                if line.startswith("model name")
+            ),
+            "",
+        ),
+        "python": platform.python_version(),
+        "java": java[0] if java else "",
+        **{dist: version(dist) for dist in ("pyspark", "dbt-core", "dbt-spark", "dbt-spark-cdc")},
+        "spark_master": "local[2]",
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--cases", default=",".join([*(f"parse:{f}" for f in FORMATS), "apply", "large", "demo"])
+    )
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every event count (default 1)")
+    parser.add_argument("--out", default=str(RESULTS / "latest.json"))
+    parser.add_argument("--case", help=argparse.SUPPRESS)  # internal: run one case in this process
+    parser.add_argument("--case-out", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_CDC_HOME", str(ROOT / ".spark" / "bench"))
+    home = os.environ["SPARK_CDC_HOME"]
+    os.environ.setdefault("DBT_TARGET_PATH", os.path.join(home, "target"))
+    os.environ.setdefault("DBT_LOG_PATH", os.path.join(home, "logs"))
+    if args.case:
+        rows = run_case(args.case, args.scale)
+        Path(args.case_out).write_text(json.dumps(rows, indent=2, default=str))
+        return 0
+
+    from dbt_spark_cdc.testing import DbtProject
+
+    DbtProject(str(PROJECT)).dbt("deps", "--quiet")
+    started = time.monotonic()
+    report: dict[str, Any] = {"machine": machine(), "scale": args.scale, "cases": []}
+    for name in args.cases.split(","):
+        case_file = Path(args.out).with_suffix(f".{name.replace(':', '_')}.tmp")
+        t0 = time.monotonic()
+        print(f"== {name} ...", flush=True)
+        cmd = [
+            sys.executable,
+            "-m",
+            "benchmarks.run",
+            "--case",
+            name,
+            "--scale",
+            str(args.scale),
+            "--case-out",
+            str(case_file),
+        ]
+        done = subprocess.run(cmd, cwd=ROOT)
+        if done.returncode != 0:
+            report["cases"].append({"case": name, "error": f"exit {done.returncode}"})
+        else:
+            report["cases"].extend(json.loads(case_file.read_text()))
+            case_file.unlink()
+        print(f"== {name}: {time.monotonic() - t0:.0f}s", flush=True)
+    report["total_seconds"] = round(time.monotonic() - started)
+    Path(args.out).write_text(json.dumps(report, indent=2, default=str) + "\n")
+    markdown = render_markdown(report)
+    Path(args.out).with_suffix(".md").write_text(markdown)
+    print(markdown)
+    return 0 if all("error" not in c for c in report["cases"]) else 1
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    m = report["machine"]
+    lines = [
+        f"Measured {m['date']} on {m['cores']} cores ({m['cpu']}), {m['memory_gib']} GiB, "
+        f"{m['spark_master']}; "
+        f"Python {m['python']}, {m['java']}, pyspark {m['pyspark']}, dbt-core {m['dbt-core']}, "
+        f"dbt-spark {m['dbt-spark']}, dbt-spark-cdc {m['dbt-spark-cdc']}; scale {report['scale']}; "
+        f"`make bench` took {report['total_seconds']} s.",
+        "",
+        "| case | rows | spark_cdc | reference | ratio | target | met | peak RSS |",
+        "|---|---:|---:|---:|---:|---:|:---:|---:|",
+    ]
+    for c in report["cases"]:
+        if "error" in c:
+            lines.append(f"| {c['case']} | | failed: {c['error']} | | | | | |")
+            continue
+        ours, ref = c.get("spark_cdc", {}), c.get("reference", {})
+        rows = ours.get("rows") or c.get("changes") or ""
+        ours_text = f"{ours['seconds']} s" if ours else ""
+        if ours.get("rows_per_s"):
+            ours_text += f" ({ours['rows_per_s']:,}/s)"
+        ref_text = f"{ref['seconds']} s ({ref['rows_per_s']:,}/s)" if ref else ""
+        if c["case"] == "memory_10m_changes":
+            ours_text = f"stage {c['stage']['seconds']} s, apply {c['apply']['seconds']} s"
+            ref_text = f"driver memory {c['driver_memory']}"
+        if c["case"] == "end_to_end_demo":
+            ref_text = f"JVM start {c['jvm_start_seconds']} s (apart)"
+        peak = c.get("peak_rss_mb") or ours.get("peak_rss_mb", "")
+        met = "" if "met" not in c else ("yes" if c["met"] else "**no**")
+        lines.append(
+            f"| {c['case']} | {rows:,} | {ours_text} | {ref_text} | {c.get('ratio', '')} | "
+            f"{c.get('target', '')} | {met} | {peak} MB |"
+            if isinstance(rows, int)
+            else f"| {c['case']} | {rows} | {ours_text} | {ref_text} | {c.get('ratio', '')} | "
+            f"{c.get('target', '')} | {met} | {peak} MB |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""The benchmark event model (benchmarks/workload.py): histories are valid, landing is a reordering
+(nothing lost, nothing invented), and the expected state is what replaying the events gives."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import replace
+
+import pytest
+from dbt_spark_cdc.testing import FORMATS
+
+from benchmarks.envelopes import ENVELOPES, preamble
+from benchmarks.workload import (
+    Workload,
+    event,
+    expected_current_rows,
+    landed_event_index,
+    op_of,
+    redelivers,
+    row_of,
+)
+
+WL = Workload(
+    events=2_000,
+    keys=300,
+    delete_fraction=0.3,
+    out_of_order_fraction=0.3,
+    duplicate_fraction=0.1,
+    redelivery_lag=100,
+)
+
+
+def test_histories_start_with_an_insert_and_never_delete_twice() -> None:
+    for key in range(1, 200):
+        ops = [op_of(WL, key, n) for n in range(30)]
+        assert ops[0] == "insert"
+        for before, after in itertools.pairwise(ops):
+            assert not (before == "delete" and after == "delete")
+            assert (after == "insert") == (before == "delete")
+        assert "delete" in ops or key > 20  # deletes do happen (a fixed seed: a stable check)
+
+
+@pytest.mark.parametrize("first_event", [0, 2_000])
+def test_landing_order_is_a_permutation_of_the_batch(first_event: int) -> None:
+    wl = replace(WL, first_event=first_event)
+    positions = range(first_event, first_event + wl.events)
+    landed = [landed_event_index(wl, p) for p in positions]
+    assert sorted(landed) == list(positions)
+    moved = sum(1 for p, e in zip(positions, landed, strict=True) if p != e)
+    assert 0.1 * wl.events < moved < 0.5 * wl.events
+    assert all(abs(p - e) == wl.keys for p, e in zip(positions, landed, strict=True) if p != e)
+    redelivered = sum(redelivers(wl, p) for p in positions)
+    assert 0.05 * wl.events < redelivered < 0.15 * wl.events
+
+
+def test_expected_state_is_the_replay_of_the_events_in_source_order() -> None:
+    replayed: dict[int, dict[str, object]] = {}
+    for index in range(WL.events):
+        ev = event(WL, index)
+        if ev.op == "delete":
+            assert ev.key in replayed and ev.after is None and ev.before == replayed[ev.key]
+            del replayed[ev.key]
+        else:
+            assert (ev.key in replayed) == (ev.op == "update")
+            assert ev.after == row_of(WL, ev.key, ev.n)
+            replayed[ev.key] = ev.after
+    assert expected_current_rows(WL, WL.events) == replayed
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_envelope_is_json_and_names_its_event(fmt: str) -> None:
+    messages = [m for i in range(50) for m in ENVELOPES[fmt](WL, event(WL, i))] + preamble(fmt, WL)
+    for key, value in messages:
+        assert isinstance(json.loads(value), dict)
+        assert key is None or json.loads(key) is not None
+    values = " ".join(value for _, value in messages)
+    # Some representation of a value that only event 7's row has.
+    assert row_of(WL, event(WL, 7).key, 0)["c00_string"] in values
