@@ -12,8 +12,9 @@
       io.debezium.data.VariableScaleDecimal                              {"scale": s, "value": base64}
       io.debezium.data.Json, Uuid, Enum, Xml, ZonedTime ...              text, kept as it is
       bytes (no logical name)                                            base64
-    Which branches are generated depends on the target type, so (for example) the decimal UDF runs
-    only for columns declared decimal or string. Without a hint the generic decoder applies. -#}
+    Which branches are generated depends on the target type; without a hint the generic decoder
+    applies. Everything is Spark SQL: a Python UDF in a CASE branch would be evaluated for every row
+    of the batch, branch taken or not (Spark extracts Python UDFs into an operator of their own). -#}
 {% macro decode_debezium_value(text_expr, data_type, type_hint_expr) -%}
   {{ return(adapter.dispatch('decode_debezium_value', 'spark_cdc')(text_expr, data_type, type_hint_expr)) }}
 {%- endmacro %}
@@ -64,19 +65,19 @@
     when {{ name }} in ({{ names[enc] }}) then {{ spark_cdc._micros_to_time_text(micros[enc]) }}
     {%- endfor %}
     when {{ name }} = 'org.apache.kafka.connect.data.Decimal' then
-      spark_cdc_decode_connect_decimal({{ text_expr }}, try_cast(get_json_object({{ type_hint_expr }}, '$.parameters.scale') as int))
+      {{ spark_cdc._connect_decimal_text(text_expr, "try_cast(get_json_object(" ~ type_hint_expr ~ ", '$.parameters.scale') as int)") }}
     when {{ name }} = 'io.debezium.data.VariableScaleDecimal' then
-      spark_cdc_decode_connect_decimal(get_json_object({{ text_expr }}, '$.value'), try_cast(get_json_object({{ text_expr }}, '$.scale') as int))
+      {{ spark_cdc._connect_decimal_text("get_json_object(" ~ text_expr ~ ", '$.value')", "try_cast(get_json_object(" ~ text_expr ~ ", '$.scale') as int)") }}
   {%- elif t in ('bigint', 'long') %}
     {%- for enc in ('time_ms', 'time_us', 'time_ns') %}
     when {{ name }} in ({{ names[enc] }}) then {{ micros[enc] }}
     {%- endfor %}
   {%- elif t.startswith('decimal') or t.startswith('numeric') or t in ('double', 'float', 'real') %}
     when {{ name }} = 'org.apache.kafka.connect.data.Decimal' then try_cast(
-      spark_cdc_decode_connect_decimal({{ text_expr }}, try_cast(get_json_object({{ type_hint_expr }}, '$.parameters.scale') as int))
+      {{ spark_cdc._connect_decimal_text(text_expr, "try_cast(get_json_object(" ~ type_hint_expr ~ ", '$.parameters.scale') as int)") }}
       as {{ data_type }})
     when {{ name }} = 'io.debezium.data.VariableScaleDecimal' then try_cast(
-      spark_cdc_decode_connect_decimal(get_json_object({{ text_expr }}, '$.value'), try_cast(get_json_object({{ text_expr }}, '$.scale') as int))
+      {{ spark_cdc._connect_decimal_text("get_json_object(" ~ text_expr ~ ", '$.value')", "try_cast(get_json_object(" ~ text_expr ~ ", '$.scale') as int)") }}
       as {{ data_type }})
   {%- elif t == 'binary' %}
     when {{ connect_type }} = 'bytes' and {{ name }} is null then try_to_binary({{ text_expr }}, 'base64')
@@ -106,4 +107,57 @@
        then format_string('%02d:%02d:%02d.%06d',
                           div({{ micros_expr }}, 3600000000), div({{ micros_expr }}, 60000000) % 60,
                           div({{ micros_expr }}, 1000000) % 60, {{ micros_expr }} % 1000000) end
+{%- endmacro %}
+
+{#- A Kafka Connect Decimal (base64 of the big-endian two's-complement unscaled integer) and its
+    scale as exact decimal text, or null: invalid base64 (the standard alphabet, padded), empty,
+    over 64 characters, over 38 digits, or a scale outside 0..38. The same result as the UDF
+    spark_cdc_decode_connect_decimal (dbt_spark_cdc.decoders.decode_connect_decimal, its reference),
+    computed in the JVM. Exact at every width: Spark's decimal arithmetic rounds to 34 significant
+    digits near 38, so the magnitude is kept in base-10^9 limbs (bigint, least significant first; 14
+    hold the 116 digits of 48 bytes): each byte multiplies the limbs by 256 and adds itself, a
+    negative number's bytes inverted and 1 added at the end (two's complement). -#}
+{% macro _connect_decimal_text(b64_expr, scale_expr) -%}
+  {#- Padding stripped: Java's decoder refuses padding after whole quads, which Python accepts. -#}
+  {%- set bytes_hex = 'hex(unbase64(regexp_replace(' ~ b64_expr ~ ", '=+$', '')))" -%}
+  {%- set neg = "substr(" ~ bytes_hex ~ ", 1, 1) >= '8'" -%}
+  {%- set byte_at = 'cast(conv(substr(' ~ bytes_hex ~ ', 2 * i + 1, 2), 16, 10) as bigint)' -%}
+  case when length({{ b64_expr }}) between 4 and 64
+        {#- Python's strict base64: padding completes the last quad exactly, or follows whole quads
+            in any number; \\z, since $ also matches before a final line break. #}
+        and {{ b64_expr }} rlike '^(?:(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)|(?:[A-Za-z0-9+/]{4})+=*)\\z'
+        and {{ scale_expr }} between 0 and 38
+  then aggregate(
+    sequence(0, length({{ bytes_hex }}) div 2 - 1),
+    array_repeat(cast(0 as bigint), 14),
+    (limbs, i) -> {{ spark_cdc._decimal_limbs_step('limbs', '256', 'case when ' ~ neg ~ ' then 255 - ' ~ byte_at ~ ' else ' ~ byte_at ~ ' end') }},
+    limbs -> transform(
+      array(regexp_replace(concat_ws('', transform(reverse(
+        {{ spark_cdc._decimal_limbs_step('limbs', '1', 'case when ' ~ neg ~ ' then 1 else 0 end') }}),
+        x -> lpad(cast(x as string), 9, '0'))), '^0+', '')),
+      digits -> case when length(digits) > 38 then null
+                     else {{ spark_cdc._digits_decimal_text('digits', neg, scale_expr) }} end)[0]
+  ) end
+{%- endmacro %}
+
+{#- limbs * multiplier + addend, carried through the 14 base-10^9 limbs (an expression over the
+    lambda variable named `limbs_var`). -#}
+{% macro _decimal_limbs_step(limbs_var, multiplier, addend_expr) -%}
+  aggregate(sequence(0, 13),
+            named_struct('out', cast(array() as array<bigint>), 'carry', cast({{ addend_expr }} as bigint)),
+            (st, k) -> named_struct(
+              'out', concat(st.out, array(({{ limbs_var }}[k] * {{ multiplier }} + st.carry) % 1000000000)),
+              'carry', ({{ limbs_var }}[k] * {{ multiplier }} + st.carry) div 1000000000),
+            st -> st.out)
+{%- endmacro %}
+
+{#- A magnitude's decimal digits ('' for zero), its sign and `scale` digits after the point, as
+    text ('-0.05' for 5, negative, scale 2). -#}
+{% macro _digits_decimal_text(digits_expr, negative_expr, scale_expr) -%}
+  {%- set magnitude = "case when " ~ digits_expr ~ " = '' then '0' else " ~ digits_expr ~ " end" -%}
+  {%- set padded = 'lpad(' ~ magnitude ~ ', greatest(length(' ~ magnitude ~ '), ' ~ scale_expr ~ " + 1), '0')" -%}
+  concat(case when {{ negative_expr }} then '-' else '' end,
+         case when {{ scale_expr }} = 0 then {{ magnitude }}
+              else concat(substr({{ padded }}, 1, length({{ padded }}) - {{ scale_expr }}), '.',
+                          substr({{ padded }}, length({{ padded }}) - {{ scale_expr }} + 1)) end)
 {%- endmacro %}
