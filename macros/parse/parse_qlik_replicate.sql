@@ -135,7 +135,10 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
   qlik_versions_by_table as (
     select source_table,
            collect_list(named_struct('table_version', table_version, 'columns', columns,
-                                     'md_partition', md_partition, 'md_order', md_order)) as versions
+                                     'md_partition', md_partition, 'md_order', md_order,
+                                     {#- Once per version, not per message: _qlik_best_version's sets. #}
+                                     'names', transform(columns, c -> c.name),
+                                     'ordinals', transform(columns, c -> c.ordinal))) as versions
     from qlik_known_metadata
     group by source_table
   ),
@@ -327,14 +330,17 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
 {#- SQL expression: 0-based index in `versions_expr` of the table version that describes a data
     message, or null. A version qualifies when it has every column of the image and every ordinal
     the masks set; an exact column match is preferred, then the highest tableVersion, then the
-    latest landed metadata message. -#}
+    latest landed metadata message. Each version carries its column `names` and `ordinals`, so the
+    test is two native set differences per version (array_except), not a lambda per image column
+    per metadata column: that nested form cost most of the Qlik staging time. -#}
 {% macro _qlik_best_version(versions_expr, image_map_expr, change_ordinals_expr, column_ordinals_expr) -%}
   array_max(filter(
     transform({{ versions_expr }}, (v, vi) -> named_struct(
       'qualifies',
-        forall(coalesce(map_keys({{ image_map_expr }}), cast(array() as array<string>)), k -> exists(v.columns, c -> c.name = k))
-        and forall(array_union(coalesce({{ change_ordinals_expr }}, cast(array() as array<int>)), coalesce({{ column_ordinals_expr }}, cast(array() as array<int>))),
-                   o -> exists(v.columns, c -> c.ordinal = o)),
+        size(array_except(coalesce(map_keys({{ image_map_expr }}), cast(array() as array<string>)), v.names)) = 0
+        and size(array_except(array_union(coalesce({{ change_ordinals_expr }}, cast(array() as array<int>)),
+                                          coalesce({{ column_ordinals_expr }}, cast(array() as array<int>))),
+                              v.ordinals)) = 0,
       'exact', size(v.columns) = size(coalesce(map_keys({{ image_map_expr }}), cast(array() as array<string>))),
       'table_version', coalesce(v.table_version, -1),
       'md_partition', coalesce(v.md_partition, ''),
