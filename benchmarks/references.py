@@ -28,9 +28,11 @@ SEQ_DESC = "seq desc"
 def bare_parse(spark: Any, raw_table: str, schema_ddl: str, selects: list[str], out_table: str) -> int:
     """``from_json`` of every message value with ``schema_ddl``, selecting ``selects``; written once."""
     spark.sql(f"drop table if exists {out_table}")
+    # Positional names: two envelope fields may share a name (ts_ms at the top and in source).
+    columns = ", ".join(f"{expr} as f{i}" for i, expr in enumerate(selects))
     spark.sql(
         f"create table {out_table} using parquet as "
-        f"select {', '.join(selects)} from (select from_json(value, '{schema_ddl}') as j from {raw_table})"
+        f"select {columns} from (select from_json(value, '{schema_ddl}') as j from {raw_table})"
     )
     return int(spark.table(out_table).count())
 
