@@ -17,8 +17,7 @@ Landing order is not source order:
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 SOURCE_SCHEMA = "bench"
@@ -35,7 +34,7 @@ EVENTS_PER_MS = 10
 
 @dataclass(frozen=True)
 class Workload:
-    """What to generate; every field is a benchmark knob (``make bench`` passes them as JSON)."""
+    """What to generate; every field is a benchmark knob (benchmarks/README.md)."""
 
     events: int = 1_000_000
     keys: int = 200_000
@@ -53,10 +52,6 @@ class Workload:
     #: Source tables (YDB, CockroachDB, Qlik name it per relation rather than per message).
     source_schema: str = SOURCE_SCHEMA
     source_table: str = SOURCE_TABLE
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
 
 
 def _mix(*parts: int) -> int:
