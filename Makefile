@@ -42,7 +42,7 @@ integration: $(STAMP)
 test: $(STAMP) lint
 	$(BIN)/pytest tests -q -n $(PYTEST_WORKERS) --dist loadfile --durations=15
 
-# Every case at the issue's sizes (about 20 minutes on 2 cores); BENCH_ARGS='--scale 0.01' for a
+# Every case at the issue's sizes (about 45 minutes on 2 cores); BENCH_ARGS='--scale 0.01' for a
 # smoke run, '--cases parse:debezium,apply' for some cases. Its own metastore: never the demo's.
 bench: $(STAMP)
 	SPARK_CDC_HOME=$(CURDIR)/.spark/bench $(BIN)/python -m benchmarks.run $(BENCH_ARGS)
