@@ -26,6 +26,14 @@
   {%- set connect_type = "get_json_object(" ~ type_hint_expr ~ ", '$.type')" -%}
   {%- set n = "try_cast(" ~ text_expr ~ " as bigint)" -%}
   {%- set generic = spark_cdc.decode_generic_value(text_expr, data_type) -%}
+  {#- Connect Decimal: base64 in the value, scale in the schema; VariableScaleDecimal: both in the
+      value. One decoder call serves both (it is a large expression: one copy per column). -#}
+  {%- set variable_scale = name ~ " = 'io.debezium.data.VariableScaleDecimal'" -%}
+  {%- set decimal_names = "'org.apache.kafka.connect.data.Decimal', 'io.debezium.data.VariableScaleDecimal'" -%}
+  {%- set decimal_text = spark_cdc._connect_decimal_text(
+        "case when " ~ variable_scale ~ " then get_json_object(" ~ text_expr ~ ", '$.value') else " ~ text_expr ~ " end",
+        "try_cast(case when " ~ variable_scale ~ " then get_json_object(" ~ text_expr ~ ", '$.scale')"
+          ~ " else get_json_object(" ~ type_hint_expr ~ ", '$.parameters.scale') end as int)") -%}
   {%- set names = {
       'date': "'io.debezium.time.Date', 'org.apache.kafka.connect.data.Date'",
       'ts_ms': "'io.debezium.time.Timestamp', 'org.apache.kafka.connect.data.Timestamp'",
@@ -64,21 +72,13 @@
     {%- for enc in ('time_ms', 'time_us', 'time_ns') %}
     when {{ name }} in ({{ names[enc] }}) then {{ spark_cdc._micros_to_time_text(micros[enc]) }}
     {%- endfor %}
-    when {{ name }} = 'org.apache.kafka.connect.data.Decimal' then
-      {{ spark_cdc._connect_decimal_text(text_expr, "try_cast(get_json_object(" ~ type_hint_expr ~ ", '$.parameters.scale') as int)") }}
-    when {{ name }} = 'io.debezium.data.VariableScaleDecimal' then
-      {{ spark_cdc._connect_decimal_text("get_json_object(" ~ text_expr ~ ", '$.value')", "try_cast(get_json_object(" ~ text_expr ~ ", '$.scale') as int)") }}
+    when {{ name }} in ({{ decimal_names }}) then {{ decimal_text }}
   {%- elif t in ('bigint', 'long') %}
     {%- for enc in ('time_ms', 'time_us', 'time_ns') %}
     when {{ name }} in ({{ names[enc] }}) then {{ micros[enc] }}
     {%- endfor %}
   {%- elif t.startswith('decimal') or t.startswith('numeric') or t in ('double', 'float', 'real') %}
-    when {{ name }} = 'org.apache.kafka.connect.data.Decimal' then try_cast(
-      {{ spark_cdc._connect_decimal_text(text_expr, "try_cast(get_json_object(" ~ type_hint_expr ~ ", '$.parameters.scale') as int)") }}
-      as {{ data_type }})
-    when {{ name }} = 'io.debezium.data.VariableScaleDecimal' then try_cast(
-      {{ spark_cdc._connect_decimal_text("get_json_object(" ~ text_expr ~ ", '$.value')", "try_cast(get_json_object(" ~ text_expr ~ ", '$.scale') as int)") }}
-      as {{ data_type }})
+    when {{ name }} in ({{ decimal_names }}) then try_cast({{ decimal_text }} as {{ data_type }})
   {%- elif t == 'binary' %}
     when {{ connect_type }} = 'bytes' and {{ name }} is null then try_to_binary({{ text_expr }}, 'base64')
     when {{ connect_type }} is not null then try_cast({{ text_expr }} as binary)
@@ -118,26 +118,27 @@
     hold the 116 digits of 48 bytes): each byte multiplies the limbs by 256 and adds itself, a
     negative number's bytes inverted and 1 added at the end (two's complement). -#}
 {% macro _connect_decimal_text(b64_expr, scale_expr) -%}
-  {#- Padding stripped: Java's decoder refuses padding after whole quads, which Python accepts. -#}
-  {%- set bytes_hex = 'hex(unbase64(regexp_replace(' ~ b64_expr ~ ", '=+$', '')))" -%}
-  {%- set neg = "substr(" ~ bytes_hex ~ ", 1, 1) >= '8'" -%}
-  {%- set byte_at = 'cast(conv(substr(' ~ bytes_hex ~ ', 2 * i + 1, 2), 16, 10) as bigint)' -%}
-  case when length({{ b64_expr }}) between 4 and 64
-        {#- Python's strict base64: padding completes the last quad exactly, or follows whole quads
-            in any number; \\z, since $ also matches before a final line break. #}
-        and {{ b64_expr }} rlike '^(?:(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)|(?:[A-Za-z0-9+/]{4})+=*)\\z'
-        and {{ scale_expr }} between 0 and 38
-  then aggregate(
-    sequence(0, length({{ bytes_hex }}) div 2 - 1),
-    array_repeat(cast(0 as bigint), 14),
-    (limbs, i) -> {{ spark_cdc._decimal_limbs_step('limbs', '256', 'case when ' ~ neg ~ ' then 255 - ' ~ byte_at ~ ' else ' ~ byte_at ~ ' end') }},
-    limbs -> transform(
-      array(regexp_replace(concat_ws('', transform(reverse(
-        {{ spark_cdc._decimal_limbs_step('limbs', '1', 'case when ' ~ neg ~ ' then 1 else 0 end') }}),
-        x -> lpad(cast(x as string), 9, '0'))), '^0+', '')),
-      digits -> case when length(digits) > 38 then null
-                     else {{ spark_cdc._digits_decimal_text('digits', neg, scale_expr) }} end)[0]
-  ) end
+  {#- The inputs and the bytes' hex are bound once (lambda variables), not expanded where used. -#}
+  {%- set neg = "substr(_cdc_hex, 1, 1) >= '8'" -%}
+  {%- set byte_at = 'cast(conv(substr(_cdc_hex, 2 * i + 1, 2), 16, 10) as bigint)' -%}
+  transform(array(named_struct('b64', {{ b64_expr }}, 'scale', {{ scale_expr }})), _cdc_dec ->
+    case when length(_cdc_dec.b64) between 4 and 64
+          {#- Python's strict base64: padding completes the last quad exactly, or follows whole quads
+              in any number; \\z, since $ also matches before a final line break. #}
+          and _cdc_dec.b64 rlike '^(?:(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)|(?:[A-Za-z0-9+/]{4})+=*)\\z'
+          and _cdc_dec.scale between 0 and 38
+    {#- Padding stripped: Java's decoder refuses padding after whole quads, which Python accepts. #}
+    then transform(array(hex(unbase64(regexp_replace(_cdc_dec.b64, '=+$', '')))), _cdc_hex -> aggregate(
+      sequence(0, length(_cdc_hex) div 2 - 1),
+      array_repeat(cast(0 as bigint), 14),
+      (limbs, i) -> {{ spark_cdc._decimal_limbs_step('limbs', '256', 'case when ' ~ neg ~ ' then 255 - ' ~ byte_at ~ ' else ' ~ byte_at ~ ' end') }},
+      limbs -> transform(
+        array(regexp_replace(concat_ws('', transform(reverse(
+          {{ spark_cdc._decimal_limbs_step('limbs', '1', 'case when ' ~ neg ~ ' then 1 else 0 end') }}),
+          x -> lpad(cast(x as string), 9, '0'))), '^0+', '')),
+        digits -> case when length(digits) > 38 then null
+                       else {{ spark_cdc._digits_decimal_text('digits', neg, '_cdc_dec.scale') }} end)[0]
+    ))[0] end)[0]
 {%- endmacro %}
 
 {#- limbs * multiplier + addend, carried through the 14 base-10^9 limbs (an expression over the
