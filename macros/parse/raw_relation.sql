@@ -20,6 +20,10 @@
       {{ return(api.Relation.create(schema=target.schema, identifier=parts[0])) }}
     {%- endif -%}
     {{ exceptions.raise_compiler_error("spark_cdc: formats." ~ format ~ ".relation must be 'schema.table'; got '" ~ cfg['relation'] ~ "'.") }}
+  {%- elif not spark_cdc.format_enabled(format) -%}
+    {#- A disabled format needs no landing table: its models are disabled, yet dbt still renders
+        them when it parses the project. This name is never queried. -#}
+    {{ return(api.Relation.create(schema=target.schema, identifier='spark_cdc__' ~ format ~ '__disabled')) }}
   {%- else -%}
     {% set msg %}
 spark_cdc: format '{{ format }}' is enabled but has no raw relation.
