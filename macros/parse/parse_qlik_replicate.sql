@@ -168,15 +168,22 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
       from (
         select
           x.*,
+          {#- A CASE needs at least one WHEN: without configured tables, no configured key. #}
+          {%- set keyed = [] -%}
+          {%- for name, tcfg in tables.items() if tcfg.get('primary_key') %}{% do keyed.append(name) %}{% endfor %}
+          {%- if keyed %}
           case
-          {%- for name, tcfg in tables.items() if tcfg.get('primary_key') %}
-            {%- set pk = tcfg['primary_key'] -%}
+          {%- for name in keyed %}
+            {%- set pk = tables[name]['primary_key'] -%}
             {%- set pk = [pk] if pk is string else pk %}
             when x.source_table = {{ spark_cdc._sql_string(name) }}
               then array({% for c in pk | unique | sort %}{{ spark_cdc._sql_string(c) }}{{ ', ' if not loop.last }}{% endfor %})
           {%- endfor %}
             else cast(null as array<string>)
           end as configured_pk
+          {%- else %}
+          cast(null as array<string>) as configured_pk
+          {%- endif %}
         from qlik_matched as x
       ) as y
     ) as k

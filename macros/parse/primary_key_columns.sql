@@ -8,13 +8,21 @@
 
 {% macro default__primary_key_columns(source_table_expr, message_key_map_expr) -%}
   {%- set tables = spark_cdc.get_config()['tables'] -%}
-  case
-  {% for name, tcfg in tables.items() if tcfg.get('primary_key') %}
+  {%- set configured = [] -%}
+  {%- for name, tcfg in tables.items() if tcfg.get('primary_key') -%}
     {%- set pk = tcfg['primary_key'] -%}
-    {%- set pk = [pk] if pk is string else pk -%}
+    {%- do configured.append((name, [pk] if pk is string else pk)) -%}
+  {%- endfor -%}
+  {%- set fallback = 'array_sort(map_keys(' ~ message_key_map_expr ~ '))' -%}
+  {#- No configured table: the message key alone (a CASE needs at least one WHEN). -#}
+  {%- if not configured -%}
+    {{ return(fallback) }}
+  {%- endif -%}
+  case
+  {%- for name, pk in configured %}
     when {{ source_table_expr }} = {{ spark_cdc._sql_string(name) }}
       then array({% for c in pk | unique | sort %}{{ spark_cdc._sql_string(c) }}{{ ', ' if not loop.last }}{% endfor %})
   {%- endfor %}
-    else array_sort(map_keys({{ message_key_map_expr }}))
+    else {{ fallback }}
   end
 {%- endmacro %}
