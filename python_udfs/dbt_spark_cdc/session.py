@@ -25,8 +25,14 @@ def ensure_python_workers_env() -> None:
 
 def get_session(server_side_parameters: dict[str, Any] | None = None) -> Any:
     """The SparkSession dbt-spark's session method uses, built exactly as dbt-spark builds it."""
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
+    if SparkContext._active_spark_context is None:
+        # Before the JVM opens the metastore: one process at a time on an embedded one.
+        from dbt_spark_cdc.metastore_lock import acquire
+
+        acquire(server_side_parameters or {})
     builder = SparkSession.builder.enableHiveSupport()
     for key, value in (server_side_parameters or {}).items():
         builder = builder.config(key, value)
