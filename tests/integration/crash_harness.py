@@ -1,0 +1,130 @@
+"""Run one dbt command in a process that SIGKILLs itself, and its Spark JVM, at a chosen point.
+
+Used by test_reliability_crash.py as ``python crash_harness.py --spec spec.json``. The process runs in
+its own process group (the caller starts it with ``start_new_session``); killing the group takes the
+dbt process and the JVM it launched down at once, as a machine crash or the OOM killer would. The
+kill point is the N-th statement dbt sends to Spark in this process (every SQL statement through
+dbt-spark's cursor and every Python model), either before it starts (``delay`` 0) or ``delay``
+seconds after it started (mid-write when the statement takes that long).
+
+The spec (JSON): project_dir, profiles_dir, args (the dbt command), and optionally
+- land: {"schema": ..., "tables": {table: [message, ...]}}: appended first, before any kill point
+  can fire (landing is the connector's job, not the run under test);
+- kill_at, delay: the kill point (0 or absent: never);
+- dump: {name: sql}: queries run after a successful command, results written to ``dump_path``;
+- dump_schema: a schema whose every table and view (hidden ``__cdc_`` tables aside) is dumped too;
+- stats_path: where the number of statements and the outcome are written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+
+def _kill_group() -> None:
+    os.killpg(os.getpgrp(), signal.SIGKILL)
+
+
+class KillPoint:
+    """Counts statements; fires the kill at the chosen one."""
+
+    def __init__(self, kill_at: int, delay: float) -> None:
+        self.kill_at = kill_at
+        self.delay = delay
+        self.count = 0
+        self.active = False
+
+    def step(self) -> None:
+        if not self.active:
+            return
+        self.count += 1
+        if self.count != self.kill_at:
+            return
+        if self.delay <= 0:
+            _kill_group()
+        timer = threading.Timer(self.delay, _kill_group)
+        timer.daemon = True
+        timer.start()
+
+
+def install(point: KillPoint) -> None:
+    """Count every statement dbt-spark's session cursor runs and every Python model it submits."""
+    from dbt.adapters.spark.session import Cursor
+    from dbt_spark_cdc.session import SessionPythonJobHelper
+
+    execute = Cursor.execute
+    submit = SessionPythonJobHelper.submit
+
+    def counted_execute(self: Any, sql: str, *parameters: Any) -> None:
+        point.step()
+        execute(self, sql, *parameters)
+
+    def counted_submit(self: Any, compiled_code: str) -> None:
+        point.step()
+        submit(self, compiled_code)
+
+    Cursor.execute = counted_execute  # type: ignore[method-assign]
+    SessionPythonJobHelper.submit = counted_submit  # type: ignore[method-assign]
+
+
+def rows(spark: Any, sql: str) -> list[dict[str, Any]]:
+    """Rows as JSON-ready dicts, in a stable order."""
+    out = [json.loads(json.dumps(r.asDict(recursive=True), default=str)) for r in spark.sql(sql).collect()]
+    return sorted(out, key=lambda r: json.dumps(r, sort_keys=True))
+
+
+def schema_rows(spark: Any, schema: str) -> dict[str, list[dict[str, Any]]]:
+    """Every table and view of `schema` except the hidden storage of CDC targets."""
+    quoted = "`" + schema.replace("`", "``") + "`"
+    names = sorted(r.tableName for r in spark.sql(f"show tables in {quoted}").collect() if not r.isTemporary)
+    return {n: rows(spark, f"select * from {quoted}.`{n}`") for n in names if "__cdc_" not in n}
+
+
+def main(spec_path: str) -> int:
+    spec = json.loads(Path(spec_path).read_text())
+    from dbt.cli.main import dbtRunner
+    from dbt_spark_cdc.testing import land_messages
+
+    point = KillPoint(int(spec.get("kill_at") or 0), float(spec.get("delay") or 0))
+    install(point)
+    common = ["--project-dir", spec["project_dir"], "--profiles-dir", spec["profiles_dir"]]
+    runner = dbtRunner()
+    spark = None
+    if spec.get("land"):
+        debug = runner.invoke(["debug", *common])
+        if not debug.success:
+            print(f"crash_harness: dbt debug failed: {debug.exception}", file=sys.stderr)
+            return 1
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        for table, messages in spec["land"]["tables"].items():
+            land_messages(spark, spec["land"]["schema"], table, messages)
+    point.active = True
+    result = runner.invoke([*spec["args"], *common])
+    point.active = False
+    outcome = {"statements": point.count, "success": bool(result.success)}
+    if not result.success:
+        messages = [str(r.message) for r in getattr(result.result, "results", None) or []]
+        outcome["messages"] = messages or [str(result.exception)]
+    if spec.get("stats_path"):
+        Path(spec["stats_path"]).write_text(json.dumps(outcome))
+    if result.success and (spec.get("dump") or spec.get("dump_schema")):
+        from pyspark.sql import SparkSession
+
+        spark = spark or SparkSession.builder.getOrCreate()
+        dump = {name: rows(spark, sql) for name, sql in (spec.get("dump") or {}).items()}
+        if spec.get("dump_schema"):
+            dump.update(schema_rows(spark, spec["dump_schema"]))
+        Path(spec["dump_path"]).write_text(json.dumps(dump))
+    return 0 if result.success else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

@@ -1,0 +1,289 @@
+"""Crash safety and concurrent runs, with real processes.
+
+A throwaway project (Debezium and Aurora DSQL staging, the change stream, SCD1 and SCD2 targets:
+flat and partitioned parquet, a DSQL chunk that completes over three batches) is built batch
+by batch twice:
+- uninterrupted, in this pytest process (the reference), counting the statements each build sends;
+- in separate processes with their own metastore and warehouse (crash_harness.py), each killed
+  with SIGKILL, together with its Spark JVM, at a random statement of the build (before it starts or
+  up to two seconds into it, so mid-write), then re-run, possibly killed again, until a run
+  completes.
+After every batch the completed run's tables must equal the reference's: targets, change stream,
+quarantine and skip counts, staged row counts and pending DSQL chunks (no lost change, no
+duplicate, no half-written table; a stuck watermark would show in the next batch).
+
+Before the last batch's completing run, two runs start at the same moment on the same metastore:
+one must finish correctly, the other fail cleanly before touching anything, naming the holder.
+
+Kill points: SPARK_CDC_KILLS (default 3, one per batch; `make test-long` sets 36), seed
+SPARK_CDC_KILL_SEED.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
+from dbt_spark_cdc.testing import FORMATS, DbtProject, land_messages
+from test_aurora_dsql import TS_NS, big_order, record
+from test_debezium_merge import batches as debezium_batches
+
+pytestmark = pytest.mark.integration
+
+HARNESS = Path(__file__).with_name("crash_harness.py")
+ROOT = Path(__file__).resolve().parents[2]
+KILLS = int(os.environ.get("SPARK_CDC_KILLS", "3"))
+SEED = int(os.environ.get("SPARK_CDC_KILL_SEED", "20261123"))
+DELAYS = (0.0, 0.0, 0.3, 1.0, 2.0)  # 0: before the statement starts; else seconds into it
+
+PRODUCTS = "unique_key='id', source_table='inventory.products', cdc_format='debezium'"
+ORDER_ITEMS = (
+    "unique_key=['order_id', 'item_id'], source_table='public.order_items', cdc_format='aurora_dsql'"
+)
+TARGETS = {
+    "products": f"materialized='cdc_scd1', {PRODUCTS}",
+    "products_history": f"materialized='cdc_scd2', {PRODUCTS}",
+    "products_parts": f"materialized='cdc_scd1', {PRODUCTS}, partition_by='name'",
+    "order_items": f"materialized='cdc_scd1', {ORDER_ITEMS}",
+}
+COLUMNS = {
+    "products": [("id", "int"), ("name", "string"), ("description", "string"), ("weight", "double")],
+    "order_items": [
+        ("order_id", "int"),
+        ("item_id", "int"),
+        ("quantity", "int"),
+        ("price", "decimal(10,2)"),
+        ("note", "string"),
+    ],
+}
+BUILD = ("build", "--select", "package:spark_cdc", *TARGETS)
+# Columns holding when a run ran or a message was landed (the two runs land at different times).
+VOLATILE = re.compile(
+    r"(^|_)(applied|loaded|ingested|processed|first_fragment|last_fragment|main_record)_at$"
+)
+
+
+def crash_project(path: Path, schema: str) -> Path:
+    (path / "models").mkdir(parents=True)
+    (path / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
+    landing = (
+        "key_column: key, order_column: offset, partition_column: partition, ingested_at_column: ingested_at"
+    )
+    formats = ", ".join(
+        f"{f}: {{enabled: true, relation: '{schema}_raw.{f}', {landing}}}"
+        if f in ("debezium", "aurora_dsql")
+        else f"{f}: {{enabled: false}}"
+        for f in FORMATS
+    )
+    (path / "dbt_project.yml").write_text(
+        "name: spark_cdc_crash_it\nversion: '0.1.0'\nconfig-version: 2\n"
+        f"profile: spark_cdc_integration_tests\nvars: {{spark_cdc: {{formats: {{{formats}}}}}}}\n"
+    )
+    yml = ["version: 2", "models:"]
+    for name, config in TARGETS.items():
+        (path / "models" / f"{name}.sql").write_text(
+            f"{{{{ config({config}, file_format='parquet') }}}}\nselect * from {{{{ ref('cdc_changes') }}}}\n"
+        )
+        yml.append(f"  - name: {name}\n    columns:")
+        columns = COLUMNS["products" if name.startswith("products") else "order_items"]
+        yml += [f"      - {{name: {c}, data_type: '{t}'}}" for c, t in columns]
+    (path / "models" / "models.yml").write_text("\n".join(yml) + "\n")
+    return path
+
+
+def batches() -> list[dict[str, list[str]]]:
+    """Three batches: the MERGE tests' Debezium history (late changes, a key moving between
+    partitions, a primary-key change, redelivery, a truncate) and a DSQL chunk whose fragments and
+    main record arrive out of order over all three, with a redelivered fragment."""
+    deb = debezium_batches()
+    main, frags = chunk_record(big_order(TS_NS + 10, 3, "Ünïcødé 😀 " * 40), {"after": "chunk-crash"})
+    main_text, f0, f1, f2 = dumps([main, *frags])
+    other = {"order_id": 8, "item_id": 2, "quantity": 1, "price": "1.00", "note": "small"}
+    older, insert, delete = dumps(
+        [
+            big_order(TS_NS, 1, "older than the chunk"),
+            record("c", "order_items", TS_NS + 5, other),
+            record("d", "order_items", TS_NS + 20, None, other),
+        ]
+    )
+    return [
+        {"debezium": deb[0] + deb[1], "aurora_dsql": [f2, older, insert]},
+        {"debezium": deb[2] + deb[3], "aurora_dsql": [f0, main_text, f2]},
+        {"debezium": deb[4] + deb[5], "aurora_dsql": [f1, delete]},
+    ]
+
+
+def dump_queries(schema: str) -> dict[str, str]:
+    q = {name: f"select * from `{schema}`.`{name}`" for name in TARGETS}
+    q["cdc_changes"] = f"select * from `{schema}`.cdc_changes"
+    q["quarantine"] = f"select reason_code, count(*) as n from `{schema}`.cdc_quarantine group by 1"
+    q["skipped"] = f"select reason_code, count(*) as n from `{schema}`.cdc_skipped group by 1"
+    q["pending_chunks"] = f"select * from `{schema}`.stg_cdc__aurora_dsql_pending_chunks"
+    for staged in ("stg_cdc__debezium", "stg_cdc__aurora_dsql", "stg_cdc__aurora_dsql_reassembled"):
+        q[staged] = f"select count(*) as n from `{schema}`.{staged}"
+    return q
+
+
+def stable(value: Any) -> Any:
+    """Drop run-time columns, at any depth."""
+    if isinstance(value, dict):
+        return {k: stable(v) for k, v in value.items() if not VOLATILE.search(k)}
+    if isinstance(value, list):
+        return sorted((stable(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True, default=str))
+    return value
+
+
+def snapshot(spark: Any, queries: dict[str, str]) -> dict[str, Any]:
+    from crash_harness import rows
+
+    return stable({name: rows(spark, sql) for name, sql in queries.items()})
+
+
+def reference(
+    project: DbtProject, side: DbtProject, schema: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """The uninterrupted run, batch by batch: tables and the number of statements each build sent."""
+    from dbt.adapters.spark.session import Cursor
+
+    sent = [0]
+    execute = Cursor.execute
+
+    def counted(self: Any, sql: str, *parameters: Any) -> None:
+        sent[0] += 1
+        execute(self, sql, *parameters)
+
+    monkeypatch.setattr(Cursor, "execute", counted)
+    snapshots, statements = [], []
+    for batch in batches():
+        for table, messages in batch.items():
+            land_messages(project.spark, f"{schema}_raw", table, messages)
+        sent[0] = 0
+        side.dbt(*BUILD)
+        statements.append(sent[0])
+        snapshots.append(snapshot(project.spark, dump_queries(schema)))
+    monkeypatch.setattr(Cursor, "execute", execute)
+    return snapshots, statements
+
+
+class Harness:
+    """Runs crash_harness.py in its own process group, on its own metastore and warehouse."""
+
+    def __init__(self, side_dir: Path, home: Path, schema: str) -> None:
+        self.side_dir = side_dir
+        self.home = home
+        self.schema = schema
+        self.env = {
+            **os.environ,
+            "SPARK_CDC_HOME": str(home),
+            "SPARK_CDC_SCHEMA": schema,
+            "DBT_TARGET_PATH": str(home / "target"),
+            "DBT_LOG_PATH": str(home / "logs"),
+            "PYTHONPATH": os.pathsep.join([str(HARNESS.parent), os.environ.get("PYTHONPATH", "")]),
+        }
+        self.env.pop("SPARK_CDC_LOCK_TIMEOUT", None)
+        self.runs = 0
+
+    def start(self, kill_at: int = 0, delay: float = 0.0, land: dict[str, list[str]] | None = None) -> Any:
+        self.runs += 1
+        tag = f"run{self.runs}"
+        spec = {
+            "project_dir": str(self.side_dir),
+            "profiles_dir": str(ROOT / "integration_tests"),
+            "args": list(BUILD),
+            "kill_at": kill_at,
+            "delay": delay,
+            "land": {"schema": f"{self.schema}_raw", "tables": land} if land else None,
+            "dump": dump_queries(self.schema),
+            "dump_path": str(self.home / f"{tag}.dump.json"),
+            "stats_path": str(self.home / f"{tag}.stats.json"),
+        }
+        spec_path = self.home / f"{tag}.spec.json"
+        spec_path.write_text(json.dumps(spec))
+        log = open(self.home / f"{tag}.log", "w")  # noqa: SIM115 (closed by finish)
+        proc = subprocess.Popen(
+            [sys.executable, str(HARNESS), str(spec_path)],
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        proc.spec = spec  # type: ignore[attr-defined]
+        proc.log = log  # type: ignore[attr-defined]
+        return proc
+
+    def finish(self, proc: Any, timeout: float = 900) -> tuple[int, dict[str, Any], dict[str, Any] | None]:
+        try:
+            rc = proc.wait(timeout=timeout)
+        finally:
+            proc.log.close()
+            with contextlib.suppress(ProcessLookupError):  # a JVM that outlived its parent
+                os.killpg(proc.pid, signal.SIGKILL)
+        stats_path, dump_path = Path(proc.spec["stats_path"]), Path(proc.spec["dump_path"])
+        stats = json.loads(stats_path.read_text()) if stats_path.exists() else {}
+        dump = json.loads(dump_path.read_text()) if dump_path.exists() else None
+        return rc, stats, (stable(dump) if dump is not None else None)
+
+    def log(self, proc: Any) -> str:
+        return Path(proc.log.name).read_text()[-3000:]
+
+
+def test_killed_runs_rerun_to_the_tables_of_an_uninterrupted_run(
+    project: DbtProject, schema: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    side = DbtProject(str(crash_project(tmp_path / "project", schema)), profiles_dir=project.profiles_dir)
+    side.dbt("deps", "--quiet")
+    expected, statements = reference(project, side, schema, monkeypatch)
+
+    assert len(expected) <= KILLS, "at least one kill point per batch"
+    home = tmp_path / "home"
+    home.mkdir()
+    harness = Harness(tmp_path / "project", home, schema)
+    rng = random.Random(SEED)
+    n_batches = len(expected)
+    plan = [KILLS // n_batches + (1 if b < KILLS % n_batches else 0) for b in range(n_batches)]
+    fired: list[tuple[int, int, int, float]] = []  # (batch, statement, of, delay)
+    for b, batch in enumerate(batches()):
+        land: dict[str, list[str]] | None = batch
+        for _ in range(plan[b]):
+            kill_at, delay = rng.randint(1, statements[b]), rng.choice(DELAYS)
+            proc = harness.start(kill_at, delay, land)
+            rc, _, dump = harness.finish(proc)
+            land = None  # landed before any kill point can fire
+            if rc == -signal.SIGKILL:
+                fired.append((b, kill_at, statements[b], delay))
+                continue
+            # The run finished before the delayed kill fired: it must be right all the same.
+            assert rc == 0, harness.log(proc)
+            assert dump == expected[b], f"batch {b}: a completed run differs from the reference"
+
+        if b < n_batches - 1:
+            proc = harness.start(land=land)
+            rc, _, dump = harness.finish(proc)
+            assert rc == 0, harness.log(proc)
+        else:
+            # Two runs started at once on one metastore: one finishes, the other stops before
+            # reading or writing anything, naming the holder and the fix.
+            assert land is None  # landed by a killed run, so either run may win
+            first, second = harness.start(), harness.start()
+            results = [harness.finish(p) for p in (first, second)]
+            assert sorted(r[0] for r in results) == [0, 1], [harness.log(p) for p in (first, second)]
+            winner, loser = (results[0], results[1]) if results[0][0] == 0 else (results[1], results[0])
+            assert loser[2] is None and not loser[1]["success"]
+            text = " ".join(loser[1]["messages"])
+            assert "embedded Hive metastore" in text and "is in use by process" in text, text
+            assert "SPARK_CDC_LOCK_TIMEOUT" in text, text
+            rc, _, dump = winner
+        assert dump == expected[b], f"batch {b}: the run after {plan[b]} kills differs from the reference"
+
+    print(f"\ncrash safety: {len(fired)} kills fired over {n_batches} batches: {fired}")
+    assert len(fired) >= KILLS * 0.8, fired
