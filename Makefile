@@ -17,7 +17,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 # processes keep both cores busy (whole modules per process: --dist loadfile).
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test lint unit integration bench clean
+.PHONY: demo test test-long lint unit integration bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,13 @@ integration: $(STAMP)
 
 test: $(STAMP) lint
 	$(BIN)/pytest tests -q -n $(PYTEST_WORKERS) --dist loadfile --durations=15
+
+# The reliability tests at full size (README, Reliability): 36 SIGKILL points, 400 random hostile
+# messages per format, 20 schema-drift batches. `make test` runs them in short form.
+test-long: $(STAMP)
+	SPARK_CDC_KILLS=36 SPARK_CDC_FUZZ_CASES=400 SPARK_CDC_DRIFT_BATCHES=20 \
+	  $(BIN)/pytest tests/integration/test_reliability_crash.py tests/integration/test_reliability_fuzz.py \
+	  tests/integration/test_reliability_schema_drift.py -q -s -n $(PYTEST_WORKERS) --dist loadfile
 
 # Every case at the issue's sizes (about 45 minutes on 2 cores); BENCH_ARGS='--scale 0.01' for a
 # smoke run, '--cases parse:debezium,apply' for some cases. Its own metastore: never the demo's.
