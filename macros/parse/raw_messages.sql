@@ -13,7 +13,7 @@
     raw_value, raw_key, raw_order, raw_partition, ingested_at
   from (
     select
-      cast(r.{{ q(cfg['value_column']) }} as string) as raw_value,
+      {{ spark_cdc._checked_raw_value("cast(r." ~ q(cfg['value_column']) ~ " as string)") }} as raw_value,
       {% if cfg.get('key_column') %}cast(r.{{ q(cfg['key_column']) }} as string){% else %}cast(null as string){% endif %} as raw_key,
       {{ spark_cdc._raw_order_expr(rel, cfg['order_column'], format) }} as raw_order,
       {% if cfg.get('partition_column') %}cast(r.{{ q(cfg['partition_column']) }} as string){% else %}cast(null as string){% endif %} as raw_partition,
@@ -65,4 +65,31 @@ Set var('spark_cdc').formats.{{ format }}.order_column to a column that orders t
   {%- else -%}
     try_cast({{ col }} as decimal(38,0))
   {%- endif -%}
+{%- endmacro %}
+
+{#- The landed value, unless it cannot be one JSON text (RFC 8259): invalid UTF-8, or text after
+    the first JSON value (two messages in one value, a framing error). Spark's JSON functions accept
+    both, silently reading the first value. Such a value is replaced by a marker (`#` never starts
+    JSON) and its text (invalid bytes shown as U+FFFD), so every parser quarantines it as
+    malformed_json, stage_changes names the cause from the marker, and a person reading the
+    quarantine still sees the message. Empty values pass unchanged (tombstones). The second check
+    parses `[<value>,"<end>"]` and asks for element 1, which only one whole JSON value lets through.
+    The one place that uses Spark 4's is_valid_utf8 / make_valid_utf8. -#}
+{% macro _raw_value_markers() -%}
+  {{ return({
+      'utf8': '#spark_cdc: not valid UTF-8 (bytes shown as U+FFFD): ',
+      'one_value': '#spark_cdc: not one JSON value: ',
+  }) }}
+{%- endmacro %}
+
+{% macro _checked_raw_value(expr) -%}
+  {%- set m = spark_cdc._raw_value_markers() -%}
+  {%- set end = '#spark_cdc_end' -%}
+  case
+    when {{ expr }} is null or trim({{ expr }}) = '' then {{ expr }}
+    when not is_valid_utf8({{ expr }}) then concat({{ spark_cdc._sql_string(m['utf8']) }}, make_valid_utf8({{ expr }}))
+    when get_json_object(concat('[', {{ expr }}, ',"{{ end }}"]'), '$[1]') is distinct from '{{ end }}'
+      then concat({{ spark_cdc._sql_string(m['one_value']) }}, {{ expr }})
+    else {{ expr }}
+  end
 {%- endmacro %}

@@ -42,7 +42,14 @@ select
   current_timestamp() as cdc_loaded_at,
   record_status,
   reason_code,
-  reason_detail,
+  {%- set markers = spark_cdc._raw_value_markers() %}
+  case
+    when reason_code = 'malformed_json' and startswith(raw_value, {{ spark_cdc._sql_string(markers['utf8']) }})
+      then 'the value is not valid UTF-8, so not JSON'
+    when reason_code = 'malformed_json' and startswith(raw_value, {{ spark_cdc._sql_string(markers['one_value']) }})
+      then 'the value is not one JSON value (invalid JSON, or more text after the first value)'
+    else reason_detail
+  end as reason_detail,
   {#- Raw text is kept only where a person must look at it (quarantine) or where it identifies a row
       that has no order value; applied changes keep their parsed images instead. -#}
   case when record_status = 'quarantined' or raw_order is null then raw_value end as raw_value,

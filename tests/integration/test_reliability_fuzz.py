@@ -1,0 +1,264 @@
+"""Hostile input: mutated messages of every format never stop a run, never vanish, and never
+disturb the good records landed with them.
+
+Valid messages of each format (from the conformance corpora) are mutated two ways (fuzz_messages.py):
+systematically (every field dropped, and set to a value of every JSON type and to edge numbers) and
+at random (hypothesis: truncation, garbage, invalid UTF-8, deep nesting, huge values, extra fields,
+replaced keys, two messages in one value), plus format-specific damage: DSQL chunks with a wrong
+CRC32C, fragment indexes out of range and conflicting duplicate fragments; Qlik change masks longer
+and shorter than the column count. The good messages and the hostile ones land interleaved in one
+batch (good in Kafka partition 0, hostile in partition 1) and one `dbt build` runs.
+
+Invariants: the build succeeds, data-contract tests included; the accounting ledger gives every
+landed record exactly one outcome; every record that is not UTF-8 JSON object text is quarantined
+with a reason code; every good record is staged exactly as in a build of the good records alone, and
+the Debezium and DSQL targets (whose hostile copies name another table) equal that build's.
+
+Size: SPARK_CDC_FUZZ_CASES random cases per format (default 40; `make test-long` sets 400).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
+from dbt_spark_cdc.testing import FORMATS, DbtProject, RawMessage, land_messages, qualified
+from fuzz_messages import Case, random_case, systematic
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from test_aurora_dsql import TS_NS, big_order
+from test_aurora_dsql import corpus as dsql_corpus
+from test_cockroachdb import corpus as crdb_corpus
+from test_cockroachdb import message as crdb_message
+from test_contracts_stream import assert_records_accounted
+from test_debezium_merge import corpus as debezium_corpus
+from test_qlik_replicate import corpus as qlik_corpus
+from test_ydb import SCENARIOS, jsonl, unwildcard
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM_CASES = int(os.environ.get("SPARK_CDC_FUZZ_CASES", "40"))
+MAX_PAYLOAD_BYTES = 200_000
+TARGETS = ("products", "order_items", "salaries", "ydb_orders", "crdb_foo")
+BUILD = ("build", "--select", "package:spark_cdc", *TARGETS)
+GOOD, HOSTILE = 0, 1  # Kafka partitions
+TOMBSTONE_FORMATS = ("debezium", "cockroachdb")
+
+
+def good_messages() -> dict[str, list[RawMessage]]:
+    ydb = []
+    for record in jsonl("changefeed_ut.jsonl"):
+        if record["source_test"] in ("VirtualTimestamps", "NewAndOldImagesLogDebezium"):
+            n, part = int(record["seq"]), SCENARIOS[record["source_test"]][0]
+            key = record.get("kafka_key_meta__key")
+            ydb.append(
+                RawMessage(json.dumps(unwildcard(record["message"], n, part)), key and json.dumps(key))
+            )
+    return {
+        "debezium": [
+            RawMessage(m)
+            for m in debezium_corpus("schema-exclude")[:8] + debezium_corpus("schema-include")[:3]
+        ],
+        "aurora_dsql": [RawMessage(m) for m in dsql_corpus("aws_docs_examples.jsonl")],
+        "qlik_replicate": [RawMessage(m) for m in qlik_corpus()],
+        "ydb": ydb,
+        "cockroachdb": [crdb_message(r) for r in crdb_corpus("TestChangefeedBasics")],
+    }
+
+
+def renamed(text: str, table: str) -> str:
+    """Debezium / DSQL: the hostile copy names another table, so it cannot touch the good target."""
+    doc = json.loads(text)
+    for source in (doc.get("source"), (doc.get("payload") or {}).get("source")):
+        if isinstance(source, dict) and source.get("table") == table:
+            source["table"] = f"fuzz_{table}"
+    return json.dumps(doc)
+
+
+def dsql_chunk_cases() -> list[Case]:
+    """Damaged chunked records, each with its own chunk id."""
+    cases: list[Case] = []
+
+    def chunk(n: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        record = big_order(TS_NS + 1000 + n, n, "é" * 400)
+        record["source"]["table"] = "fuzz_order_items"
+        return chunk_record(record, {"after": f"fuzz-chunk-{n}"})
+
+    def add(messages: list[dict[str, Any]], label: str) -> None:
+        cases.extend(Case(text.encode(), None, label) for text in dumps(messages))
+
+    main, frags = chunk(1)
+    main["chunked"]["after"]["crc32c"] = str((int(main["chunked"]["after"]["crc32c"]) + 1) % 2**32)
+    add([main, *frags], "chunk crc mismatch")
+    for n, index in ((2, len(chunk(2)[1])), (3, -1), (4, 2**40), (5, "0")):
+        main, frags = chunk(n)
+        frags[-1]["index"] = index
+        add([main, *frags], f"fragment index {index!r}")
+    main, frags = chunk(6)
+    add([main, *frags, {**frags[0], "data": frags[0]["data"][::-1]}], "duplicate fragment, different data")
+    main, frags = chunk(7)
+    add([main, *frags, frags[0]], "duplicate fragment, same data")
+    main, frags = chunk(8)
+    main["chunked"]["after"]["total_fragments"] = -3
+    add([main, *frags], "negative fragment count")
+    return cases
+
+
+def qlik_mask_cases() -> list[Case]:
+    """Data messages whose change/column masks are longer or shorter than the column count."""
+    cases = []
+    for text in qlik_corpus():
+        doc = json.loads(text)
+        headers = (doc.get("message") or {}).get("headers")
+        if not isinstance(headers, dict) or "changeMask" not in headers:
+            continue
+        for field in ("changeMask", "columnMask"):
+            for mask in ("", "0", "FFFFFFFFFFFFFFFFFFFFFFFF", "zz", "7" * 5000):
+                headers_copy = {**headers, field: mask}
+                mutated = {**doc, "message": {**doc["message"], "headers": headers_copy}}
+                cases.append(Case(json.dumps(mutated).encode(), None, f"{field}={mask[:12]!r}"))
+    return cases
+
+
+def hostile_cases(good: dict[str, list[RawMessage]]) -> dict[str, list[Case]]:
+    cases: dict[str, list[Case]] = {}
+    for fmt, messages in good.items():
+        table = {"debezium": "products", "aurora_dsql": "order_items"}.get(fmt)
+        bases = [(renamed(m.value, table) if table else m.value, m.key) for m in messages if m.value]
+        # Systematic: every field of two messages (a change and, where there is one, another kind).
+        found = [c for text, key in bases[:2] for c in systematic(text, key)]
+
+        drawn = draw_random(bases)
+        cases[fmt] = found + drawn
+    cases["aurora_dsql"] += dsql_chunk_cases()
+    cases["qlik_replicate"] += qlik_mask_cases()
+    return cases
+
+
+def draw_random(bases: list[tuple[str, str | None]]) -> list[Case]:
+    """RANDOM_CASES random mutations of `bases`, the same ones on every run (derandomized)."""
+    drawn: list[Case] = []
+
+    @settings(
+        max_examples=RANDOM_CASES,
+        derandomize=True,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+        deadline=None,
+    )
+    @given(st.data())
+    def draw(data: st.DataObject) -> None:
+        text, key = data.draw(st.sampled_from(bases))
+        drawn.append(data.draw(random_case(text, key, MAX_PAYLOAD_BYTES)))
+
+    draw()
+    return drawn
+
+
+def land_cases(spark: Any, schema: str, fmt: str, cases: list[Case]) -> None:
+    """Land raw bytes (not necessarily UTF-8) as the string value a Kafka sink writes."""
+    name = qualified(schema, fmt)
+    last = spark.sql(f"select max(`offset`) from {name} where `partition` = {HOSTILE}").first()[0]
+    start = 0 if last is None else int(last) + 1
+    rows = [(HOSTILE, start + i, c.key, c.value) for i, c in enumerate(cases)]
+    df = spark.createDataFrame(rows, "`partition` int, `offset` bigint, `key` binary, `value` binary")
+    df.selectExpr(
+        "`partition`", "`offset`", "cast(`key` as string)", "cast(`value` as string)", "current_timestamp()"
+    ).write.insertInto(name)
+
+
+def build_vars() -> str:
+    """--vars: the project's spark_cdc var with a small max_payload_bytes (huge values stay cheap)
+    and primary keys for the hostile copies' tables."""
+    cfg = yaml.safe_load((ROOT / "integration_tests" / "dbt_project.yml").read_text())["vars"]["spark_cdc"]
+    cfg["max_payload_bytes"] = MAX_PAYLOAD_BYTES
+    # The hostile copies' tables have primary keys too, so their mutations reach past the key check.
+    cfg["tables"]["inventory.fuzz_products"] = {"primary_key": ["id"]}
+    cfg["tables"]["public.fuzz_order_items"] = {"primary_key": ["order_id", "item_id"]}
+    return json.dumps({"spark_cdc": cfg})
+
+
+def staged_good(project: DbtProject, schema: str, fmt: str) -> list[dict[str, Any]]:
+    rows = project.rows(
+        f"select raw_ref.order as o, record_status, reason_code, op, key, seq, after, before "
+        f"from `{schema}`.stg_cdc__{fmt} where raw_ref.partition = '{GOOD}'"
+    )
+    return sorted(rows, key=lambda r: json.dumps(r, sort_keys=True, default=str))
+
+
+def fresh_schema(project: DbtProject, name: str) -> None:
+    for db in (name, f"{name}_raw"):
+        project.spark.sql(f"drop database if exists `{db}` cascade")
+    for fmt in FORMATS:
+        land_messages(project.spark, f"{name}_raw", fmt, [])
+
+
+def test_hostile_messages_are_quarantined_and_good_ones_still_apply(
+    project: DbtProject, schema: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = good_messages()
+    cases = hostile_cases(good)
+    variables = build_vars()
+
+    # The good records alone.
+    for fmt, messages in good.items():
+        land_messages(project.spark, f"{schema}_raw", fmt, messages, partition=GOOD)
+    project.dbt(*BUILD, "--vars", variables)
+    reference = {fmt: staged_good(project, schema, fmt) for fmt in FORMATS}
+    targets = {t: project.rows(f"select * except (_cdc_applied_at) from `{schema}`.{t}") for t in TARGETS[:2]}
+
+    # The same good records with the hostile ones, interleaved in one batch.
+    hostile = f"{schema[:40]}_fz"
+    fresh_schema(project, hostile)
+    monkeypatch.setenv("SPARK_CDC_SCHEMA", hostile)
+    for fmt, messages in good.items():
+        land_messages(project.spark, f"{hostile}_raw", fmt, messages, partition=GOOD)
+        land_cases(project.spark, f"{hostile}_raw", fmt, cases[fmt])
+    result = project.dbt(*BUILD, "--vars", variables)
+
+    assert_records_accounted(project, hostile, result, FORMATS)
+    for fmt in FORMATS:
+        assert staged_good(project, hostile, fmt) == reference[fmt], fmt
+    for t, rows in targets.items():
+        got = project.rows(f"select * except (_cdc_applied_at) from `{hostile}`.{t}")
+        key = lambda r: json.dumps(r, sort_keys=True, default=str)  # noqa: E731
+        assert sorted(got, key=key) == sorted(rows, key=key), t
+
+    outcomes: Counter[tuple[str, str]] = Counter()
+    for fmt in FORMATS:
+        quarantined = {
+            int(r["o"]): r["reason_code"]
+            for r in project.rows(
+                f"select raw_ref.order as o, reason_code from `{hostile}`.cdc_quarantine "
+                f"where cdc_format = '{fmt}' and raw_ref.partition = '{HOSTILE}'"
+            )
+        }
+        skipped = {
+            int(r["o"]): r["reason_code"]
+            for r in project.rows(
+                f"select raw_ref.order as o, reason_code from `{hostile}`.cdc_skipped "
+                f"where cdc_format = '{fmt}' and raw_ref.partition = '{HOSTILE}'"
+            )
+        }
+        assert all(quarantined.values()), fmt  # every quarantined record has a reason
+        for offset, case in enumerate(cases[fmt]):
+            if not case.value and fmt in TOMBSTONE_FORMATS:
+                # An empty value is a Kafka tombstone where the format has them: counted, skipped.
+                assert skipped.get(offset) == "tombstone", (fmt, case.mutation)
+            elif not case.is_json_object_text:
+                assert offset in quarantined, (fmt, case.mutation, case.value and case.value[:200])
+            outcome = quarantined.get(offset) or (
+                f"skipped:{skipped[offset]}" if offset in skipped else "staged"
+            )
+            outcomes[(fmt, outcome)] += 1
+    total = sum(len(c) for c in cases.values())
+    print(f"\nfuzz: {total} hostile messages, outcomes: {sorted(outcomes.items())}")
+    assert total >= 5 * RANDOM_CASES
