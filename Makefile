@@ -43,11 +43,11 @@ test: $(STAMP) lint
 	$(BIN)/pytest tests -q -n $(PYTEST_WORKERS) --dist loadfile --durations=15
 
 # The reliability tests at full size (README, Reliability): 36 SIGKILL points, 400 random hostile
-# messages per format, 20 schema-drift batches. `make test` runs them in short form.
+# messages per format, 20 schema-drift batches, every conformance module on a 2-worker standalone
+# cluster. `make test` runs them in short form.
 test-long: $(STAMP)
-	SPARK_CDC_KILLS=36 SPARK_CDC_FUZZ_CASES=400 SPARK_CDC_DRIFT_BATCHES=20 \
-	  $(BIN)/pytest tests/integration/test_reliability_crash.py tests/integration/test_reliability_fuzz.py \
-	  tests/integration/test_reliability_schema_drift.py -q -s -n $(PYTEST_WORKERS) --dist loadfile
+	SPARK_CDC_KILLS=36 SPARK_CDC_FUZZ_CASES=400 SPARK_CDC_DRIFT_BATCHES=20 SPARK_CDC_CLUSTER_TESTS=all \
+	  $(BIN)/pytest tests/integration/test_reliability_*.py -q -n $(PYTEST_WORKERS) --dist loadfile
 
 # Every case at the issue's sizes (about 45 minutes on 2 cores); BENCH_ARGS='--scale 0.01' for a
 # smoke run, '--cases parse:debezium,apply' for some cases. Its own metastore: never the demo's.

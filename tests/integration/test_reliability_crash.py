@@ -67,9 +67,10 @@ COLUMNS = {
     ],
 }
 BUILD = ("build", "--select", "package:spark_cdc", *TARGETS)
-# Columns holding when a run ran or a message was landed (the two runs land at different times).
+# Columns holding when a run ran or a message was landed (the two runs land at different times),
+# and the lags measured from those times (cdc_lag).
 VOLATILE = re.compile(
-    r"(^|_)(applied|loaded|ingested|processed|first_fragment|last_fragment|main_record)_at$"
+    r"(^|_)(applied|loaded|ingested|processed|first_fragment|last_fragment|main_record)_at$|_lag_ms_"
 )
 
 

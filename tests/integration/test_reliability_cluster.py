@@ -1,0 +1,208 @@
+"""Distributed run: a Spark standalone master and two workers on loopback, from the installed pyspark.
+
+The executors' Python is a wrapper that puts a poisoned ``dbt_spark_cdc`` first on the path (any
+import of the package on an executor fails) and records where it ran, so the UDFs must reach the
+executors by value, and the test can see that both workers ran Python tasks. The profile is the
+integration project's, with only ``spark.master`` changed (SPARK_CDC_MASTER).
+
+1. The demo (the real Debezium corpus, `dbt build` of the integration project's Debezium models and
+   their contract tests) runs on the cluster in its own process; every table and view it builds must
+   equal the same build run locally in this process.
+2. Conformance tests run on the cluster, unchanged, in a pytest subprocess: the assertions that pass
+   locally must pass there. Short form: one test each of DSQL (chunks, CRC32C UDF), Qlik (masks),
+   YDB and CockroachDB (with the demo's Debezium build, every format); SPARK_CDC_CLUSTER_TESTS=all
+   (`make test-long`) runs all five formats' conformance modules.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dbt_spark_cdc.testing import DbtProject, land_messages, read_jsonl_messages
+from test_reliability_crash import HARNESS, stable
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "integration_tests" / "data" / "debezium_postgres" / "flink"
+HERE = Path(__file__).resolve().parent
+SHORT = [
+    "test_aurora_dsql.py::test_chunk_over_three_runs_out_of_order_with_redelivery_yields_one_change",
+    "test_qlik_replicate.py::test_corpus_metadata_refresh_and_masks_with_late_metadata",
+    "test_ydb.py::test_json_mode_positional_composite_key_partial_updates_and_order",
+    "test_cockroachdb.py::test_hlc_orders_by_wall_then_logical_never_as_float",
+]
+ALL = [
+    "test_debezium_types.py",
+    "test_aurora_dsql.py",
+    "test_qlik_replicate.py",
+    "test_ydb.py",
+    "test_cockroachdb.py",
+]
+WORKERS = 2
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def standalone_cluster(path: Path) -> Iterator[str]:
+    """A master and WORKERS workers (1 core, 2 GiB each); yields the master URL."""
+    import pyspark
+
+    home = Path(pyspark.__file__).parent
+    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_NO_DAEMONIZE": "1"}
+    port, ui = free_port(), free_port()
+    url = f"spark://127.0.0.1:{port}"
+    cls = str(home / "bin" / "spark-class")
+    commands = [[cls, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port)]]
+    commands[0] += ["--webui-port", str(ui)]
+    for n in range(WORKERS):
+        work = path / f"worker{n}"
+        work.mkdir(parents=True)
+        worker = [cls, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", "1"]
+        worker += ["--memory", "2g", "--work-dir", str(work), "--webui-port", str(free_port()), url]
+        commands.append(worker)
+    procs = []
+    try:
+        for i, command in enumerate(commands):
+            log = open(path / f"daemon{i}.log", "w")  # noqa: SIM115 (closed with the process)
+            procs.append(
+                (
+                    subprocess.Popen(
+                        command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+                    ),
+                    log,
+                )
+            )
+        deadline = time.monotonic() + 120
+        while True:
+            with contextlib.suppress(OSError, ValueError):
+                state = json.load(urllib.request.urlopen(f"http://127.0.0.1:{ui}/json/", timeout=5))
+                if state.get("aliveworkers") == WORKERS:
+                    break
+            assert time.monotonic() < deadline, (path / "daemon0.log").read_text()[-3000:]
+            time.sleep(1)
+        yield url
+    finally:
+        for proc, log in procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            log.close()
+
+
+def poisoned_python(path: Path) -> tuple[Path, Path]:
+    """A Python for executors on which `import dbt_spark_cdc` fails; each start logs its directory."""
+    poison = path / "poison" / "dbt_spark_cdc"
+    poison.mkdir(parents=True)
+    (poison / "__init__.py").write_text("raise ImportError('dbt_spark_cdc imported on an executor')\n")
+    marks = path / "executor_pythons.log"
+    wrapper = path / "executor_python"
+    wrapper.write_text(
+        f'#!/bin/sh\necho "$PWD" >> "{marks}"\n'
+        f'PYTHONPATH="{poison.parent}:$PYTHONPATH" exec "{sys.executable}" "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    return wrapper, marks
+
+
+def demo_messages() -> list[str]:
+    return read_jsonl_messages(str(CORPUS / "debezium-postgres-data-schema-include.txt"))
+
+
+DEMO_BUILD = ("build", "--exclude", "udf_smoke_sql", "udf_smoke_python")
+
+
+def test_demo_and_conformance_on_a_standalone_cluster_equal_the_local_run(
+    project: DbtProject, schema: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The local run: the demo's landing and build, narrowed to Debezium (the demo lands only
+    # Debezium messages), in this process.
+    monkeypatch.setenv("SPARK_CDC_IT_FORMATS", "debezium")
+    land_messages(project.spark, f"{schema}_raw", "debezium", demo_messages())
+    project.dbt(*DEMO_BUILD)
+    from crash_harness import schema_rows
+
+    local = stable(schema_rows(project.spark, schema))
+    assert local["products"] and local["cdc_changes"]
+
+    wrapper, marks = poisoned_python(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    with standalone_cluster(tmp_path / "cluster") as url:
+        env = {
+            **os.environ,
+            "SPARK_CDC_MASTER": url,
+            "PYSPARK_PYTHON": str(wrapper),
+            "SPARK_CDC_HOME": str(home),
+            "SPARK_CDC_SCHEMA": schema,
+            "SPARK_CDC_IT_FORMATS": "debezium",
+            "DBT_TARGET_PATH": str(home / "target"),
+            "DBT_LOG_PATH": str(home / "logs"),
+            "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+        }
+        spec: dict[str, Any] = {
+            "project_dir": str(ROOT / "integration_tests"),
+            "profiles_dir": str(ROOT / "integration_tests"),
+            "args": list(DEMO_BUILD),
+            "land": {"schema": f"{schema}_raw", "tables": {"debezium": demo_messages()}},
+            "dump_schema": schema,
+            "dump_path": str(home / "demo.json"),
+        }
+        (home / "demo.spec.json").write_text(json.dumps(spec))
+        # The raw tables of the other formats exist (empty), as in the local run.
+        done = subprocess.run(
+            [sys.executable, str(HARNESS), str(home / "demo.spec.json")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1200,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+        remote = stable(json.loads((home / "demo.json").read_text()))
+        assert remote.keys() == local.keys()
+        for name in local:
+            assert remote[name] == local[name], name
+
+        # Both workers ran Python tasks, none of them with the package.
+        ran = {
+            line.split("/worker")[1].split("/")[0] for line in marks.read_text().split() if "/worker" in line
+        }
+        assert ran == {str(n) for n in range(WORKERS)}, marks.read_text()
+
+        selected = ALL if os.environ.get("SPARK_CDC_CLUSTER_TESTS") == "all" else SHORT
+        env.pop("SPARK_CDC_IT_FORMATS")
+        conformance_home = tmp_path / "conformance_home"
+        env["SPARK_CDC_TEST_HOME"] = str(conformance_home)
+        env["DBT_TARGET_PATH"] = str(conformance_home / "target")
+        env["DBT_LOG_PATH"] = str(conformance_home / "logs")
+        tests = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+            + [str(HERE / t) for t in selected],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=3600,
+            check=False,
+        )
+        assert tests.returncode == 0, tests.stdout[-6000:] + tests.stderr[-2000:]
+        summary = tests.stdout.strip().splitlines()[-1]
+        print(f"\ncluster: {WORKERS} workers; conformance on the cluster: {summary}")
