@@ -69,16 +69,18 @@ Set var('spark_cdc').formats.{{ format }}.order_column to a column that orders t
 
 {#- The landed value, unless it cannot be one JSON text (RFC 8259): invalid UTF-8, or text after
     the first JSON value (two messages in one value, a framing error). Spark's JSON functions accept
-    both, silently reading the first value. Such a value is replaced by a marker (`#` never starts
+    both, silently reading the first value. (Invalid JSON is left as it is: every parser already
+    quarantines it, and the quarantine keeps the original text.) Such a value is replaced by a marker (`#` never starts
     JSON) and its text (invalid bytes shown as U+FFFD), so every parser quarantines it as
     malformed_json, stage_changes names the cause from the marker, and a person reading the
     quarantine still sees the message. Empty values pass unchanged (tombstones). The second check
-    parses `[<value>,"<end>"]` and asks for element 1, which only one whole JSON value lets through.
+    parses `[<value>,"<end>"]` and asks for element 1, which only one whole JSON value lets through,
+    and then checks that the value starts with a JSON value (else it is just invalid JSON).
     The one place that uses Spark 4's is_valid_utf8 / make_valid_utf8. -#}
 {% macro _raw_value_markers() -%}
   {{ return({
       'utf8': '#spark_cdc: not valid UTF-8 (bytes shown as U+FFFD): ',
-      'one_value': '#spark_cdc: not one JSON value: ',
+      'one_value': '#spark_cdc: text after the first JSON value: ',
   }) }}
 {%- endmacro %}
 
@@ -89,6 +91,7 @@ Set var('spark_cdc').formats.{{ format }}.order_column to a column that orders t
     when {{ expr }} is null or trim({{ expr }}) = '' then {{ expr }}
     when not is_valid_utf8({{ expr }}) then concat({{ spark_cdc._sql_string(m['utf8']) }}, make_valid_utf8({{ expr }}))
     when get_json_object(concat('[', {{ expr }}, ',"{{ end }}"]'), '$[1]') is distinct from '{{ end }}'
+     and get_json_object({{ expr }}, '$') is not null
       then concat({{ spark_cdc._sql_string(m['one_value']) }}, {{ expr }})
     else {{ expr }}
   end

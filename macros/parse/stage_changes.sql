@@ -47,7 +47,7 @@ select
     when reason_code = 'malformed_json' and startswith(raw_value, {{ spark_cdc._sql_string(markers['utf8']) }})
       then 'the value is not valid UTF-8, so not JSON'
     when reason_code = 'malformed_json' and startswith(raw_value, {{ spark_cdc._sql_string(markers['one_value']) }})
-      then 'the value is not one JSON value (invalid JSON, or more text after the first value)'
+      then 'more text after the first JSON value (two messages in one value?)'
     else reason_detail
   end as reason_detail,
   {#- Raw text is kept only where a person must look at it (quarantine) or where it identifies a row
