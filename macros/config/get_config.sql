@@ -6,9 +6,41 @@
 {% macro default__get_config() -%}
   {%- set user = var('spark_cdc', {}) -%}
   {%- if user is not mapping -%}
-    {{ exceptions.raise_compiler_error("spark_cdc: var 'spark_cdc' must be a mapping (see README, Configuration); got: " ~ user) }}
+    {{ exceptions.raise_compiler_error("spark_cdc: var 'spark_cdc' must be a mapping; got: " ~ user ~ ". Fix: under vars: in dbt_project.yml (or --vars), give spark_cdc: {formats: {...}, tables: {...}} (README, Configuration).") }}
   {%- endif -%}
-  {{ return(spark_cdc._deep_merge(spark_cdc._default_config(), user)) }}
+  {%- set defaults = spark_cdc._default_config() -%}
+  {%- do spark_cdc._check_config_keys(user, defaults) -%}
+  {{ return(spark_cdc._deep_merge(defaults, user)) }}
+{%- endmacro %}
+
+{#- A misspelt option would otherwise be merged in and never read: a format the user believes enabled
+    stays off, a primary key is never used. Unknown keys fail at parse time, naming the key, the
+    known ones and where to fix it. `tables` are the user's own names; their options are checked. -#}
+{% macro _check_config_keys(user, defaults) -%}
+  {%- set checks = [('', user, defaults.keys() | list)] -%}
+  {%- for fmt, options in (user.get('formats') or {}).items() -%}
+    {%- if fmt in defaults['formats'] and options is mapping -%}
+      {%- do checks.append(('formats.' ~ fmt ~ '.', options, defaults['formats'][fmt].keys() | list)) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if user.get('formats') is mapping -%}
+    {%- do checks.append(('formats.', user['formats'], defaults['formats'].keys() | list)) -%}
+  {%- endif -%}
+  {%- if user.get('contracts') is mapping -%}
+    {%- do checks.append(('contracts.', user['contracts'], defaults['contracts'].keys() | list)) -%}
+  {%- endif -%}
+  {%- for table, options in (user.get('tables') or {}).items() if options is mapping -%}
+    {%- do checks.append(('tables.' ~ table ~ '.', options, ['primary_key', 'ydb_column_types'])) -%}
+  {%- endfor -%}
+  {%- for prefix, given, known in checks -%}
+    {%- for key in given.keys() if key not in known -%}
+      {% set msg %}
+spark_cdc: var('spark_cdc') has an unknown {{ 'format' if prefix == 'formats.' else 'option' }} '{{ prefix }}{{ key }}' (known here: {{ known | join(', ') }}).
+Fix: correct the name under vars: spark_cdc: in dbt_project.yml (README, Configuration lists every option).
+      {% endset %}
+      {{ exceptions.raise_compiler_error(msg | trim) }}
+    {%- endfor -%}
+  {%- endfor -%}
 {%- endmacro %}
 
 {% macro _default_config() -%}
@@ -16,6 +48,7 @@
       'enabled': false,
       'relation': none,
       'source': none,
+      'ref': none,
       'value_column': 'value',
       'key_column': none,
       'order_column': 'offset',

@@ -210,17 +210,15 @@ struct<key: array<string>, `update`: map<string, string>, `reset`: map<string, s
 {% macro _ydb_settings() -%}
   {%- set cfg = spark_cdc.format_config('ydb') -%}
   {%- set table = cfg.get('source_table') -%}
-  {%- set where = "spark_cdc (model " ~ (model.name if model is defined and model else 'stg_cdc__ydb') ~ ", format ydb)" -%}
+  {%- set where = "spark_cdc: model '" ~ (model.name if model is defined and model else 'stg_cdc__ydb') ~ "' (format ydb)" -%}
   {%- if not spark_cdc.format_enabled('ydb') -%}
     {#- A disabled format's staging model is still rendered when dbt parses: nothing to check. -#}
     {{ return({'source_table': none, 'primary_key': [], 'column_types': {}}) }}
   {%- endif -%}
   {%- if not table or table is not string -%}
     {% set msg %}
-{{ where }}: var('spark_cdc').formats.ydb.source_table is not set (got: {{ table }}).
-YDB changefeed messages do not name their table. Set formats.ydb.source_table to the path of the table whose
-changefeed lands in this raw relation (for example '/Root/shop/orders'), and its key columns, in the table's
-declared order, under var('spark_cdc').tables['<that path>'].primary_key.
+{{ where }}: var('spark_cdc').formats.ydb.source_table is not set (got: {{ table }}); YDB changefeed messages do not name their table.
+Fix: set formats.ydb.source_table to the path of the table whose changefeed lands in this raw relation (for example '/Root/shop/orders'), and its key columns, in the table's declared order, under var('spark_cdc').tables['<that path>'].primary_key.
     {% endset %}
     {{ exceptions.raise_compiler_error(msg | trim) }}
   {%- endif -%}
@@ -228,11 +226,11 @@ declared order, under var('spark_cdc').tables['<that path>'].primary_key.
   {%- set pk = tcfg.get('primary_key') or [] -%}
   {%- set pk = [pk] if pk is string else (pk | list) -%}
   {%- if pk | unique | list | length != pk | length -%}
-    {{ exceptions.raise_compiler_error(where ~ ": var('spark_cdc').tables['" ~ table ~ "'].primary_key lists a column twice (" ~ pk ~ "). List each key column once, in the table's declared order.") }}
+    {{ exceptions.raise_compiler_error(where ~ ": var('spark_cdc').tables['" ~ table ~ "'].primary_key lists a column twice (" ~ pk ~ "). Fix: list each key column once, in the table's declared order.") }}
   {%- endif -%}
   {%- set types = tcfg.get('ydb_column_types') or {} -%}
   {%- if types is not mapping -%}
-    {{ exceptions.raise_compiler_error(where ~ ": var('spark_cdc').tables['" ~ table ~ "'].ydb_column_types must map column names to YDB type names (for example {created: Datetime64}); got " ~ types ~ ".") }}
+    {{ exceptions.raise_compiler_error(where ~ ": var('spark_cdc').tables['" ~ table ~ "'].ydb_column_types must map column names to YDB type names ; got " ~ types ~ ". Fix: give a mapping, for example {created: Datetime64, amount: 'Decimal(22,9)'}.") }}
   {%- endif -%}
   {{ return({'source_table': table, 'primary_key': pk, 'column_types': types}) }}
 {%- endmacro %}

@@ -51,7 +51,7 @@
     {%- if not found -%}
       {% set msg %}
 spark_cdc: order column '{{ column_name }}' not found in raw relation {{ relation }} (format {{ format }}).
-Set var('spark_cdc').formats.{{ format }}.order_column to a column that orders the landed messages (for example a Kafka offset or an ingestion timestamp).
+Fix: set var('spark_cdc').formats.{{ format }}.order_column to a column that orders the landed messages (for example a Kafka offset or an ingestion timestamp).
       {% endset %}
       {{ exceptions.raise_compiler_error(msg | trim) }}
     {%- endif -%}

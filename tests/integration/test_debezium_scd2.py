@@ -386,20 +386,6 @@ def test_a_change_applied_before_its_sequence_conflict_is_known_is_taken_back(
     assert incremental == only_the_insert
 
 
-BAD_CONFIGS = {
-    "bad_both_tracking": (
-        "track_history_columns=['name'], track_history_except_columns=['name']",
-        "track_history_except_columns",
-    ),
-    "bad_tracked_column": ("track_history_columns=['colour']", "track_history_columns"),
-    "bad_meta_collision": ("meta_column_names={'valid_from': 'name'}", "meta_column_names"),
-    "bad_meta_key": ("meta_column_names={'valid_form': 'valid_from'}", "meta_column_names"),
-    "bad_meta_duplicate": ("meta_column_names={'valid_from': 'v', 'valid_to': 'v'}", "meta_column_names"),
-    "bad_delete_handling": ("delete_handling='remove'", "delete_handling"),
-    "bad_file_format": ("file_format='avro'", "file_format"),
-}
-
-
 def side_project(project: DbtProject, path: Path, models: dict[str, str]) -> DbtProject:
     """A throwaway dbt project at `path` using this package, with the given model files (name -> text);
     it shares the profile (and so the SparkSession and the test's schema) with `project`."""
@@ -418,29 +404,3 @@ def side_project(project: DbtProject, path: Path, models: dict[str, str]) -> Dbt
     side = DbtProject(str(path), profiles_dir=project.profiles_dir)
     side.dbt("deps", "--quiet")
     return side
-
-
-def test_configuration_mistakes_fail_before_writing(project: DbtProject, schema: str, tmp_path: Path) -> None:
-    """A throwaway project of misconfigured cdc_scd2 models: each fails naming model, setting and fix."""
-    columns = "      - {name: id, data_type: int}\n      - {name: name, data_type: string}"
-    files, yml = {}, ["version: 2", "models:"]
-    for name, (settings, _) in BAD_CONFIGS.items():
-        files[f"{name}.sql"] = (
-            f"{{{{ config(materialized='cdc_scd2', unique_key='id', cdc_format='debezium', {settings}) }}}}\n"
-            "select 1 as id\n"
-        )
-        yml += [f"  - name: {name}", "    columns:", columns]
-    files["models.yml"] = "\n".join(yml) + "\n"
-    errors = side_project(project, tmp_path, files)
-    result = errors.dbt(
-        "run", "--select", "bad_*", "--target-path", str(tmp_path / "target"), expect_success=False
-    )
-
-    messages = {r.node.name: r.message for r in result.result.results}
-    assert set(messages) == set(BAD_CONFIGS)
-    for name, (_, setting) in BAD_CONFIGS.items():
-        assert f"'{name}'" in messages[name] and setting in messages[name] and "Fix:" in messages[name], (
-            messages[name]
-        )
-    tables = project.rows(f"show tables in `{schema}`")
-    assert not [t for t in tables if t["tableName"].startswith("bad_")]

@@ -45,12 +45,5 @@ Fix: rename the metadata column with config(meta_column_names={'{{ k }}': '<anot
       {{ exceptions.raise_compiler_error(msg | trim) }}
     {%- endif -%}
   {%- endfor -%}
-  {%- if not data_columns and not cfg['infer_columns'] -%}
-    {% set msg %}
-spark_cdc: model '{{ model_name }}' (materialized='{{ materialization }}') declares only metadata columns.
-Fix: list the target's source columns with their data_type under the model's `columns:` in yml.
-    {% endset %}
-    {{ exceptions.raise_compiler_error(msg | trim) }}
-  {%- endif -%}
   {{ return({'meta': meta, 'data_columns': data_columns}) }}
 {%- endmacro %}

@@ -75,6 +75,8 @@ Fix: use file_format='parquet' or 'orc' (rewritten into versioned tables), or 'd
     {{ exceptions.raise_compiler_error(msg | trim) }}
   {%- endif -%}
 
+  {% do spark_cdc._cdc_reject_foreign_settings(model, config, materialization, file_format) %}
+
   {%- set partition_by = config.get('partition_by') -%}
   {%- set partition_by = [partition_by] if partition_by is string else (partition_by or []) -%}
   {%- for p in partition_by if p not in column_names and not infer_columns -%}

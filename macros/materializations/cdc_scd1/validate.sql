@@ -5,7 +5,7 @@
   {%- set cfg = spark_cdc._cdc_validate_target(model, config, 'cdc_scd1') -%}
   {%- set delete_handling = config.get('delete_handling', 'remove') -%}
   {%- if delete_handling not in ('remove', 'flag') -%}
-    {{ exceptions.raise_compiler_error("spark_cdc: model '" ~ model['name'] ~ "' sets delete_handling='" ~ delete_handling ~ "'. Fix: use 'remove' (deleted keys disappear) or 'flag' (deleted keys stay with _cdc_deleted = true).") }}
+    {{ exceptions.raise_compiler_error("spark_cdc: model '" ~ model['name'] ~ "' (materialized='cdc_scd1') sets delete_handling='" ~ delete_handling ~ "'" ~ (", a cdc_scd2 value" if delete_handling in ('new_record', 'invalidate') else "") ~ ". Fix: use 'remove' (deleted keys disappear) or 'flag' (deleted keys stay with _cdc_deleted = true); or materialized='cdc_scd2' to keep deleted keys' history.") }}
   {%- endif -%}
   {%- set named = spark_cdc._cdc_meta_column_names(model, config, cfg, 'cdc_scd1',
                     spark_cdc._scd1_default_meta_column_names(), spark_cdc._scd1_meta_column_types()) -%}

@@ -44,7 +44,7 @@ Fix: list at least one column, or remove the setting to track every column.
   {%- set delete_handling = config.get('delete_handling', 'new_record') -%}
   {%- if delete_handling not in ('new_record', 'invalidate') -%}
     {% set msg %}
-spark_cdc: model '{{ model_name }}' (materialized='cdc_scd2') sets delete_handling='{{ delete_handling }}'.
+spark_cdc: model '{{ model_name }}' (materialized='cdc_scd2') sets delete_handling='{{ delete_handling }}'{{ ', a cdc_scd1 value' if delete_handling in ('remove', 'flag') else '' }}.
 Fix: use 'new_record' (a delete closes the open version and opens a deleted version) or 'invalidate' (a delete only closes the open version).
     {% endset %}
     {{ exceptions.raise_compiler_error(msg | trim) }}
