@@ -1,0 +1,125 @@
+"""The wheel users install: `python -m build` makes it, it installs into a clean virtual environment,
+and dbt parses integration_tests/ with the package imported from that wheel, not from this checkout.
+
+The clean environment reuses this environment's installed dependencies (dbt, pyspark...) through a
+path entry instead of downloading them again; a path entry does not process the .pth files found in
+it, so the editable install of this checkout stays invisible there (the test checks where
+dbt_spark_cdc was imported from)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+import zipfile
+from pathlib import Path
+
+import dbt_spark_cdc
+import pytest
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SMOKE = """
+import json, sys
+from dbt.cli.main import dbtRunner
+project, profiles, target = sys.argv[1:4]
+result = dbtRunner().invoke(["parse", "--project-dir", project, "--profiles-dir", profiles,
+                             "--target-path", target, "--no-partial-parse"])
+module = sys.modules.get("dbt_spark_cdc")
+report = {"success": result.success, "exception": str(result.exception)}
+report |= {"module": getattr(module, "__file__", None), "version": getattr(module, "__version__", None)}
+print(json.dumps(report))
+"""
+
+
+def test_wheel_installs_into_a_clean_venv_and_parses_the_integration_project(tmp_path: Path) -> None:
+    # Build from a copy: `python -m build` writes build/ and *.egg-info next to the sources.
+    source = tmp_path / "source"
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".venv", ".spark", ".git", "target", "dbt_packages", "logs", "__pycache__", "*.egg-info", "build"
+        ),
+    )
+    dist = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(source)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = dist.glob("dbt_spark_cdc-*.whl")
+    assert wheel.name == f"dbt_spark_cdc-{dbt_spark_cdc.__version__}-py3-none-any.whl"
+    names = set(zipfile.ZipFile(wheel).namelist())
+    package = {n for n in names if n.startswith("dbt_spark_cdc/")}
+    expected = {
+        f"dbt_spark_cdc/{p.relative_to(ROOT / 'python_udfs' / 'dbt_spark_cdc').as_posix()}"
+        for p in (ROOT / "python_udfs" / "dbt_spark_cdc").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    assert package == expected  # every module and py.typed, nothing else (no tests, no benchmarks)
+    metadata = zipfile.ZipFile(wheel).read(f"dbt_spark_cdc-{dbt_spark_cdc.__version__}.dist-info/METADATA")
+    assert b"Requires-Dist: dbt-core<1.12,>=1.10" in metadata, metadata[:2000]
+
+    clean = tmp_path / "clean"
+    venv.create(clean, with_pip=True)
+    python = clean / "bin" / "python"
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
+    (site / "_spark_cdc_test_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+
+    # integration_tests/ as a user would have it: the dbt package from this checkout, the Python
+    # package from the wheel.
+    project = tmp_path / "integration_tests"
+    shutil.copytree(
+        ROOT / "integration_tests", project, ignore=shutil.ignore_patterns("target", "dbt_packages", "logs")
+    )
+    (project / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
+    (project / "package-lock.yml").unlink(missing_ok=True)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "SPARK_CDC_HOME": str(tmp_path / "spark")}
+    subprocess.run(
+        [
+            str(python),
+            "-c",
+            "from dbt.cli.main import cli; cli()",
+            "deps",
+            "--quiet",
+            "--project-dir",
+            str(project),
+            "--profiles-dir",
+            str(project),
+        ],
+        check=True,
+        capture_output=True,
+        env=env,
+    )
+    out = subprocess.run(
+        [str(python), "-c", SMOKE, str(project), str(project), str(tmp_path / "target")],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert report["success"], report
+    assert report["module"] and Path(report["module"]).is_relative_to(site), report  # the wheel's copy
+    assert report["version"] == dbt_spark_cdc.__version__
+    manifest = json.loads((tmp_path / "target" / "manifest.json").read_text())
+    models = {n["name"] for n in manifest["nodes"].values() if n["package_name"] == "spark_cdc"}
+    assert {"cdc_changes", "cdc_quarantine", "stg_cdc__debezium"} <= models, sorted(models)
