@@ -2,7 +2,9 @@
     strictly before it ends by sequence (valid_from_seq < valid_to_seq) and not after it ends by
     commit time (valid_from <= valid_to: two changes of one transaction share a commit time), and is
     not current; an open version (valid_to_seq null) is current and its valid_to is valid_to_current
-    (null by default). Failing rows: the key values, the problem and the version's validity. -#}
+    (null by default). A commit time may be null: streams that carry none (YDB without virtual
+    timestamps, CockroachDB without `updated`) are ordered by sequence alone, so such a version is
+    checked by sequence only. Failing rows: the key values, the problem and the version's validity. -#}
 {% test scd2_valid_range(model, unique_key=none, meta_column_names=none, valid_to_current=none) %}
   {{ return(adapter.dispatch('test_scd2_valid_range', 'spark_cdc')(model, unique_key, meta_column_names, valid_to_current)) }}
 {% endtest %}
@@ -23,7 +25,6 @@ with _cdc_contract_checked as (
       when {{ q(m['valid_to_seq']) }} is null then null
       when coalesce({{ q(m['is_current']) }}, true) then 'closed_but_current'
       when {{ spark_cdc.change_order_key(q(m['valid_from_seq'])) }} >= {{ spark_cdc.change_order_key(q(m['valid_to_seq'])) }} then 'valid_from_seq_not_before_valid_to_seq'
-      when {{ q(m['valid_from']) }} is null or {{ q(m['valid_to']) }} is null then 'missing_valid_time'
       when {{ q(m['valid_from']) }} > {{ q(m['valid_to']) }} then 'valid_from_after_valid_to'
     end as problem,
     {{ q(m['valid_from_seq']) }} as valid_from_seq,

@@ -1,5 +1,11 @@
 """The dbt plugin: adds ``submission_method: session`` to dbt-spark and registers UDFs on first use.
 
+It also makes ``dbt seed`` correct on the session method: dbt-spark's session cursor substitutes
+seed values into ``insert ... values (cast(%s as type), ...)`` as ``'<value>'`` without escaping, so
+a value with a quote fails to parse, a backslash is silently eaten (``\"`` in JSON text becomes
+``"``) and a missing value is stored as the text ``'None'``. Seeds of raw CDC messages (JSON)
+hit all three. :func:`spark_sql_literal` writes real Spark SQL literals instead.
+
 Nothing here creates a SparkSession. dbt-spark creates it on its first query with the profile's
 ``server_side_parameters``; creating it earlier would silently drop ``spark.master``, memory and
 catalog settings (``getOrCreate`` on an existing session only applies runtime SQL settings). So the
@@ -8,18 +14,42 @@ UDFs are registered inside dbt-spark's own cursor, right after it has obtained i
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
 import functools
 import inspect
+import math
 from typing import Any
 
 _PATCHED_MARKER = "_spark_cdc_patched"
+
+
+def spark_sql_literal(value: Any) -> str:
+    """``value`` as a Spark SQL literal (default parser settings: backslash escapes in strings)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, decimal.Decimal) and value.is_finite():
+        return format(value, "f")
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)
+    if isinstance(value, dt.datetime):
+        text = value.isoformat(sep=" ")
+    elif isinstance(value, dt.date):
+        text = value.isoformat()
+    else:
+        text = str(value)  # strings, and 'NaN' / 'Infinity' (cast from text)
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _patch_dbt_spark() -> bool:
     """Install the two hooks into dbt-spark; False when dbt-spark (session extra) is unavailable."""
     try:
         from dbt.adapters.spark.impl import SparkAdapter
-        from dbt.adapters.spark.session import Cursor
+        from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
     except ImportError:
         return False
 
@@ -49,6 +79,13 @@ def _patch_dbt_spark() -> bool:
 
         Cursor.execute = execute  # type: ignore[method-assign]  # deliberate monkey-patch of dbt-spark
         setattr(Cursor, _PATCHED_MARKER, True)
+
+    if not getattr(SessionConnectionWrapper, _PATCHED_MARKER, False):
+        # Seed bindings (see module docstring); the cursor formats them into the SQL with `%`.
+        SessionConnectionWrapper._fix_binding = classmethod(  # type: ignore[method-assign,assignment]
+            lambda cls, value: spark_sql_literal(value)
+        )
+        setattr(SessionConnectionWrapper, _PATCHED_MARKER, True)
     return True
 
 

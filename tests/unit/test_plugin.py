@@ -4,12 +4,14 @@ Anything that patches dbt-spark or blocks modules runs in a fresh interpreter, s
 may also run the integration tests) keeps pristine classes.
 """
 
+import datetime as dt
 import json
 import os
 import pkgutil
 import subprocess
 import sys
 import textwrap
+from decimal import Decimal
 from pathlib import Path
 
 import dbt_spark_cdc
@@ -152,7 +154,7 @@ def test_install_patches_dbt_spark_once(tmp_path):
         """
         import json, os, sys
         from dbt.adapters.spark.impl import SparkAdapter
-        from dbt.adapters.spark.session import Cursor
+        from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
         from dbt_spark_cdc import _plugin
         from dbt_spark_cdc.session import SessionPythonJobHelper
 
@@ -179,7 +181,9 @@ def test_install_patches_dbt_spark_once(tmp_path):
             "markers": [
                 getattr(SparkAdapter, "_spark_cdc_patched", None),
                 getattr(Cursor, "_spark_cdc_patched", None),
+                getattr(SessionConnectionWrapper, "_spark_cdc_patched", None),
             ],
+            "seed_binding": SessionConnectionWrapper._fix_binding("it's"),
             "pyspark_python_is_this_interpreter": os.environ.get("PYSPARK_PYTHON") == sys.executable,
         }))
         """,
@@ -199,5 +203,21 @@ def test_install_patches_dbt_spark_once(tmp_path):
     assert facts["execute_replaced_once"] is True
     assert facts["wraps_pristine"] is True
     assert facts["single_layer"] is True
-    assert facts["markers"] == [True, True]
+    assert facts["markers"] == [True, True, True]
+    assert facts["seed_binding"] == "'it\\'s'"
     assert facts["pyspark_python_is_this_interpreter"] is True
+
+
+def test_seed_bindings_are_spark_sql_literals():
+    from dbt_spark_cdc._plugin import spark_sql_literal
+
+    assert spark_sql_literal("carpenter's") == "'carpenter\\'s'"
+    assert spark_sql_literal('{"a":"x\\"y"}') == '\'{"a":"x\\\\"y"}\''  # JSON's \" survives
+    assert spark_sql_literal(None) == "NULL"
+    assert spark_sql_literal(True) == "true"
+    assert spark_sql_literal(12345678901234567890) == "12345678901234567890"
+    assert spark_sql_literal(Decimal("1E+3")) == "1000"
+    assert spark_sql_literal(0.1) == "0.1"
+    assert spark_sql_literal(float("nan")) == "'nan'"
+    assert spark_sql_literal(dt.datetime(2026, 1, 2, 3, 4, 5, 6)) == "'2026-01-02 03:04:05.000006'"
+    assert spark_sql_literal(dt.date(2026, 1, 2)) == "'2026-01-02'"

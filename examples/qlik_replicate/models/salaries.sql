@@ -1,0 +1,2 @@
+{{ config(materialized='cdc_scd1', unique_key=['emp_no', 'from_date'], source_table='employees.salaries') }}
+select * from {{ ref('cdc_changes') }}
