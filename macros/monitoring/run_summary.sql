@@ -1,0 +1,91 @@
+{#- One compact table in the log at the end of every `dbt run` / `dbt build` (the package's
+    on-run-end hook): per CDC target that applied changes in this invocation, the changes of its
+    batch and the rows it ends with, and per source table what staging found in this invocation:
+    records quarantined by reason, DSQL chunked records still waiting for fragments, and the
+    commit-to-processing lag (p50 / max). Quiet when nothing changed. Reads only small tables: the
+    targets' TBLPROPERTIES, this run's quarantine rows and cdc_lag rows. -#}
+{% macro run_summary(results) -%}
+  {{ return(adapter.dispatch('run_summary', 'spark_cdc')(results)) }}
+{%- endmacro %}
+
+{% macro default__run_summary(results) -%}
+  {%- if not execute or flags.WHICH not in ('run', 'build') -%}{{ return('') }}{%- endif -%}
+  {%- set since = 'timestamp_micros(' ~ ((run_started_at.timestamp() * 1000000) | int) ~ ')' -%}
+  {%- set targets = [] -%}
+  {%- set built = {} -%}
+  {%- for r in results if r.node.resource_type == 'model' and r.status == 'success' -%}
+    {%- if r.node.config.materialized in ('cdc_scd1', 'cdc_scd2') -%}
+      {%- do targets.append(r.node) -%}
+    {%- elif r.node.package_name == 'spark_cdc' -%}
+      {%- do built.update({r.node.name: r.node.relation_name}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+
+  {#- source table -> {'quarantined': {reason: n}, 'pending': n, 'lag': (p50, max)} -#}
+  {%- set sources = {} -%}
+  {%- if 'cdc_quarantine' in built -%}
+    {%- for row in run_query("select coalesce(source_table, '(unknown table)'), reason_code, count(*) from " ~ built['cdc_quarantine'] ~ " where cdc_loaded_at >= " ~ since ~ " group by 1, 2 order by 1, 2") -%}
+      {%- do sources.setdefault(row[0], {}).setdefault('quarantined', {}).update({row[1]: row[2]}) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- if 'stg_cdc__aurora_dsql_pending_chunks' in built -%}
+    {%- for row in run_query("select coalesce(source_table, '(unknown table)'), count(*) from " ~ built['stg_cdc__aurora_dsql_pending_chunks'] ~ " group by 1") -%}
+      {%- do sources.setdefault(row[0], {}).update({'pending': row[1]}) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- if 'cdc_lag' in built -%}
+    {%- for row in run_query("select source_table, percentile(processing_lag_ms_p50, 0.5), max(processing_lag_ms_max) from " ~ built['cdc_lag'] ~ " where cdc_loaded_at >= " ~ since ~ " and processing_lag_ms_max is not null group by 1") -%}
+      {%- do sources.setdefault(row[0], {}).update({'lag': (row[1], row[2])}) -%}
+    {%- endfor -%}
+  {%- endif -%}
+
+  {%- set lines = [] -%}
+  {%- set shown = [] -%}
+  {%- for node in targets -%}
+    {%- set props = {} -%}
+    {%- for row in run_query('show tblproperties ' ~ node.relation_name) -%}
+      {%- do props.update({row[0]: row[1]}) -%}
+    {%- endfor -%}
+    {%- if props.get('spark_cdc.last_invocation_id') == invocation_id -%}
+      {%- set source_table = node.config.get('source_table') or '' -%}
+      {%- do shown.append(source_table) -%}
+      {%- set rows = props.get('spark_cdc.current_rows') if node.config.materialized == 'cdc_scd1' else props.get('spark_cdc.versions') -%}
+      {%- do lines.append(spark_cdc._run_summary_line(node.name, node.config.materialized[4:], props.get('spark_cdc.last_batch_changes', '0'), rows, sources.get(source_table, {}))) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- for source_table, found in sources.items() if source_table not in shown and (found.get('quarantined') or found.get('pending')) -%}
+    {%- do lines.append(spark_cdc._run_summary_line('(' ~ source_table ~ ')', '-', '-', '-', found)) -%}
+  {%- endfor -%}
+  {%- if lines -%}
+    {{ log('spark_cdc run summary (rows: current rows of scd1, versions of scd2; quarantined and lag: this run)', info=true) }}
+    {{ log(spark_cdc._run_summary_columns('target', 'kind', 'changes', 'rows', 'quarantined', 'pending', 'lag p50 / max'), info=true) }}
+    {%- for line in lines %}
+    {{ log(line, info=true) }}
+    {%- endfor %}
+  {%- endif -%}
+  {{ return('') }}
+{%- endmacro %}
+
+{% macro _run_summary_line(name, kind, changes, rows, found) -%}
+  {%- set quarantined = [] -%}
+  {%- for reason, n in (found.get('quarantined') or {}).items() -%}
+    {%- do quarantined.append(reason ~ '=' ~ n) -%}
+  {%- endfor -%}
+  {%- set lag = found.get('lag') -%}
+  {%- set lag_text = spark_cdc._run_summary_ms(lag[0]) ~ ' / ' ~ spark_cdc._run_summary_ms(lag[1]) if lag else '-' -%}
+  {{ return(spark_cdc._run_summary_columns(name, kind, changes, rows, quarantined | join(', ') or '-', found.get('pending', '-'), lag_text)) }}
+{%- endmacro %}
+
+{% macro _run_summary_columns(name, kind, changes, rows, quarantined, pending, lag) -%}
+  {{ return('  ' ~ (name | string).ljust(28) ~ ' ' ~ (kind | string).ljust(5) ~ (changes | string).rjust(9) ~ (rows | string).rjust(10) ~ '  ' ~ (quarantined | string).ljust(30) ~ (pending | string).rjust(8) ~ '  ' ~ lag) }}
+{%- endmacro %}
+
+{% macro _run_summary_ms(ms) -%}
+  {%- set ms = ms | float -%}
+  {%- if ms < 1000 -%}{{ return((ms | int) ~ ' ms') }}
+  {%- elif ms < 60000 -%}{{ return('%.1f s' | format(ms / 1000)) }}
+  {%- elif ms < 3600000 -%}{{ return('%.1f min' | format(ms / 60000)) }}
+  {%- elif ms < 172800000 -%}{{ return('%.1f h' | format(ms / 3600000)) }}
+  {%- else -%}{{ return('%.1f d' | format(ms / 86400000)) }}
+  {%- endif -%}
+{%- endmacro %}
