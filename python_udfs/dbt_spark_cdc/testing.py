@@ -6,6 +6,8 @@ Message text is passed to Spark as DataFrame data, never spliced into SQL.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -108,7 +110,17 @@ class DbtProject:
         from dbt.cli.main import dbtRunner
 
         argv = [*args, "--project-dir", self.project_dir, "--profiles-dir", self.profiles_dir]
-        result = dbtRunner().invoke(argv)
+        # One target path (and so one partial-parse state) per project under DBT_TARGET_PATH:
+        # projects taking turns on a shared one would make each invocation a full parse.
+        base = os.environ.get("DBT_TARGET_PATH")
+        if base and "--target-path" not in args:
+            digest = hashlib.sha256(os.path.abspath(self.project_dir).encode()).hexdigest()[:12]
+            os.environ["DBT_TARGET_PATH"] = os.path.join(base, digest)
+        try:
+            result = dbtRunner().invoke(argv)
+        finally:
+            if base is not None:
+                os.environ["DBT_TARGET_PATH"] = base
         if result.success != expect_success:
             # Only node-running commands return per-node results; debug returns a bool, parse a
             # Manifest, docs generate a CatalogArtifact (none of which are iterable).

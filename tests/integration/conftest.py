@@ -57,9 +57,12 @@ def only_module_format(request: pytest.FixtureRequest, monkeypatch: pytest.Monke
 
 
 @pytest.fixture
-def schema(project: DbtProject, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """A fresh target schema (and its `<schema>_raw` landing schema) for one test."""
-    name = "it_" + re.sub(r"[^a-z0-9_]", "_", request.node.name.lower())[:50]
+def schema(project: DbtProject, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A fresh target schema (and its `<schema>_raw` landing schema) for one test.
+
+    The same name for every test of a pytest process, dropped and created anew: the schema is in the
+    profile, and a profile that changes between invocations makes each one a full dbt parse."""
+    name = "it_" + re.sub(r"[^a-z0-9_]", "_", os.environ.get("PYTEST_XDIST_WORKER", "main").lower())
     monkeypatch.setenv("SPARK_CDC_SCHEMA", name)
     for db in (name, f"{name}_raw"):
         project.spark.sql(f"drop database if exists `{db}` cascade")
