@@ -6,17 +6,22 @@
 {% macro _cdc_read_state(relation) -%}
   {%- set state = {'version': none, 'consumed_through': none, 'owned': false, 'materialization': none} -%}
   {%- if relation is none -%}{{ return(state) }}{%- endif -%}
-  {%- set rows = run_query('show tblproperties ' ~ relation) -%}
-  {%- for row in rows -%}
-    {%- if row[0] == 'spark_cdc.version' -%}
-      {%- do state.update({'version': row[1] | int, 'owned': true}) -%}
-    {%- elif row[0] == 'spark_cdc.materialization' -%}
-      {%- do state.update({'materialization': row[1]}) -%}
-    {%- elif row[0] == 'spark_cdc.consumed_through' and row[1] -%}
-      {%- do state.update({'consumed_through': row[1]}) -%}
-    {%- endif -%}
-  {%- endfor -%}
+  {%- set props = spark_cdc._cdc_tblproperties(relation) -%}
+  {%- if 'spark_cdc.version' in props -%}
+    {%- do state.update({'version': props['spark_cdc.version'] | int, 'owned': true}) -%}
+  {%- endif -%}
+  {%- do state.update({'materialization': props.get('spark_cdc.materialization'),
+                       'consumed_through': props.get('spark_cdc.consumed_through') or none}) -%}
   {{ return(state) }}
+{%- endmacro %}
+
+{#- A relation's TBLPROPERTIES as a dict (key -> value text). -#}
+{% macro _cdc_tblproperties(relation) -%}
+  {%- set props = {} -%}
+  {%- for row in run_query('show tblproperties ' ~ relation) -%}
+    {%- do props.update({row[0]: row[1]}) -%}
+  {%- endfor -%}
+  {{ return(props) }}
 {%- endmacro %}
 
 {% macro _cdc_version_relation(target_relation, version) -%}

@@ -42,10 +42,7 @@
   {%- set lines = [] -%}
   {%- set shown = [] -%}
   {%- for node in targets -%}
-    {%- set props = {} -%}
-    {%- for row in run_query('show tblproperties ' ~ node.relation_name) -%}
-      {%- do props.update({row[0]: row[1]}) -%}
-    {%- endfor -%}
+    {%- set props = spark_cdc._cdc_tblproperties(node.relation_name) -%}
     {%- if props.get('spark_cdc.last_invocation_id') == invocation_id -%}
       {%- set source_table = node.config.get('source_table') or '' -%}
       {%- do shown.append(source_table) -%}

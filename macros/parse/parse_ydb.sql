@@ -230,7 +230,7 @@ Fix: set formats.ydb.source_table to the path of the table whose changefeed land
   {%- endif -%}
   {%- set types = tcfg.get('ydb_column_types') or {} -%}
   {%- if types is not mapping -%}
-    {{ exceptions.raise_compiler_error(where ~ ": var('spark_cdc').tables['" ~ table ~ "'].ydb_column_types must map column names to YDB type names ; got " ~ types ~ ". Fix: give a mapping, for example {created: Datetime64, amount: 'Decimal(22,9)'}.") }}
+    {{ exceptions.raise_compiler_error(where ~ ": var('spark_cdc').tables['" ~ table ~ "'].ydb_column_types must map column names to YDB type names; got " ~ types ~ ". Fix: give a mapping, for example {created: Datetime64, amount: 'Decimal(22,9)'}.") }}
   {%- endif -%}
   {{ return({'source_table': table, 'primary_key': pk, 'column_types': types}) }}
 {%- endmacro %}

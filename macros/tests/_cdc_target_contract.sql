@@ -105,12 +105,10 @@ Fix: pass the test's argument unique_key (a column name or a list of them).
     relation without the property (a hand-made fixture) is compared with every change. -#}
 {% macro _cdc_target_contract_consumed(relation) -%}
   {%- if not execute or not spark_cdc._cdc_target_contract_exists(relation) -%}{{ return('true') }}{%- endif -%}
-  {%- for row in run_query('show tblproperties ' ~ relation) -%}
-    {%- if row[0] == 'spark_cdc.consumed_through' -%}
-      {{ return('cdc_loaded_at <= timestamp ' ~ spark_cdc._sql_string(row[1]) if row[1] else 'false') }}
-    {%- endif -%}
-  {%- endfor -%}
-  {{ return('true') }}
+  {%- set props = spark_cdc._cdc_tblproperties(relation) -%}
+  {%- if 'spark_cdc.consumed_through' not in props -%}{{ return('true') }}{%- endif -%}
+  {%- set consumed = props['spark_cdc.consumed_through'] -%}
+  {{ return('cdc_loaded_at <= timestamp ' ~ spark_cdc._sql_string(consumed) if consumed else 'false') }}
 {%- endmacro %}
 
 {#- True when `relation` exists in the catalog. -#}
