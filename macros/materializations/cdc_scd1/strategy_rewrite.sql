@@ -11,6 +11,7 @@
   {%- set new_relation = spark_cdc._cdc_version_relation(target_relation, new_version) -%}
   {#- An orphan of a run killed after writing this version but before the swap. -#}
   {% do adapter.drop_relation(new_relation) %}
+  {%- set empty = stats['changes'] == 0 and old_relation is none -%}
 
   {%- call statement('main') -%}
     create table {{ new_relation }}
@@ -19,10 +20,10 @@
     partitioned by ({% for p in cfg['partition_by'] %}{{ q(p) }}{{ ', ' if not loop.last }}{% endfor %})
     {%- endif %}
     as
-    {{ spark_cdc.scd1_state_sql(batch_sql, old_relation, cfg['columns'], cfg['key_columns'], cfg['cdc_format']) }}
+    {{ spark_cdc._cdc_state_or_empty(spark_cdc.scd1_state_sql(batch_sql, old_relation, cfg['columns'], cfg['key_columns'], cfg['cdc_format']), empty) }}
   {%- endcall -%}
 
-  {%- set counts = run_query('select count_if(not _cdc_deleted), count_if(_cdc_deleted) from ' ~ new_relation ~ " where _cdc_key != '" ~ spark_cdc._truncate_marker_key() ~ "'") -%}
+  {%- set counts = [[0, 0]] if empty else run_query('select count_if(not _cdc_deleted), count_if(_cdc_deleted) from ' ~ new_relation ~ " where _cdc_key != '" ~ spark_cdc._truncate_marker_key() ~ "'") -%}
   {%- call statement('cdc_swap') -%}
     {{ spark_cdc._cdc_scd1_view_sql(target_relation, new_relation, new_version, consumed_through, stats, counts, cfg) }}
   {%- endcall -%}
