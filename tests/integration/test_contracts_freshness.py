@@ -20,7 +20,7 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 COMMIT_MS = 1_596_000_000_000
 HOUR_MS = 3_600_000
-#: Tests run only when all their parents are selected (the reason-code relationships need the seed).
+#: Tests run only when all their parents are selected (the reason-code tests need the seed).
 BUILD = ("build", "--indirect-selection", "cautious", "-s")
 
 
