@@ -44,6 +44,41 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbtProject]:
     yield proj
 
 
+# Modules that run with Spark's code generation on (its default, and what users run): every format
+# end to end (the examples and the benchmark workloads: staging, SCD1, SCD2, partitioned targets),
+# type decoding, the SQL decimal decoder and UDFs on workers. The rest of the suite runs Spark's
+# interpreted expressions: the same results (Spark tests both paths against each other), and on the
+# suite's inputs of a few rows, generating and compiling code for every statement cost more than the
+# statement itself (measured: test_cockroachdb.py 4 min 35 s -> 3 min 35 s, with the JVM's
+# compiler threads the largest single user of CPU).
+CODEGEN_MODULES = {
+    "test_examples",
+    "test_benchmark_workloads",
+    "test_debezium_types",
+    "test_connect_decimal_sql",
+    "test_udf_shipping",
+    "test_reliability_cluster",
+}
+
+
+@pytest.fixture(autouse=True)
+def spark_codegen(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Code generation on or off for this test's module (CODEGEN_MODULES), through the profile's
+    SPARK_CDC_CODEGEN, so dbt runs in this process and in the processes a test starts agree."""
+    codegen = request.path.stem in CODEGEN_MODULES
+    monkeypatch.setenv("SPARK_CDC_CODEGEN", "true" if codegen else "false")
+    # Projects with profiles of their own (the examples) leave the shared session's setting as the
+    # previous module left it: set it on the session too, when there is one.
+    from pyspark import SparkContext
+
+    if SparkContext._active_spark_context is not None:
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        spark.conf.set("spark.sql.codegen.wholeStage", "true" if codegen else "false")
+        spark.conf.set("spark.sql.codegen.factoryMode", "FALLBACK" if codegen else "NO_CODEGEN")
+
+
 @pytest.fixture(autouse=True)
 def only_module_format(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """A test module named after a format (test_ydb.py, test_debezium_types.py) builds only that

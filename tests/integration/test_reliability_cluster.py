@@ -9,8 +9,8 @@ integration project's, with only ``spark.master`` changed (SPARK_CDC_MASTER).
    their contract tests) runs on the cluster in its own process; every table and view it builds must
    equal the same build run locally in this process.
 2. Conformance tests run on the cluster, unchanged, in a pytest subprocess: the assertions that pass
-   locally must pass there. Short form: one test each of DSQL (chunks, CRC32C UDF), Qlik (masks),
-   YDB and CockroachDB (with the demo's Debezium build, every format); SPARK_CDC_CLUSTER_TESTS=all
+   locally must pass there. Short form: one test each of DSQL (chunk reassembly: the CRC32C UDF on
+   the executors) and CockroachDB (VARIANT parsing, HLC order); SPARK_CDC_CLUSTER_TESTS=all
    (`make test-long`) runs all five formats' conformance modules.
 """
 
@@ -40,8 +40,6 @@ CORPUS = ROOT / "integration_tests" / "data" / "debezium_postgres" / "flink"
 HERE = Path(__file__).resolve().parent
 SHORT = [
     "test_aurora_dsql.py::test_chunk_over_three_runs_out_of_order_with_redelivery_yields_one_change",
-    "test_qlik_replicate.py::test_corpus_metadata_refresh_and_masks_with_late_metadata",
-    "test_ydb.py::test_json_mode_positional_composite_key_partial_updates_and_order",
     "test_cockroachdb.py::test_hlc_orders_by_wall_then_logical_never_as_float",
 ]
 ALL = [

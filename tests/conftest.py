@@ -1,0 +1,39 @@
+"""Suite-wide: run the longest integration modules first.
+
+`make test` spreads whole modules over two processes (pytest-xdist, --dist loadfile), handing them
+out in collection order. Collected alphabetically, the longest modules (the reliability tests) came
+last, so one process ran on alone for minutes after the other had finished. Longest first is the
+classic greedy schedule for two machines. The order below is by measured time on 2 cores
+(`--durations`, 2026-11-24), longest first; modules not listed follow in collection order.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+LONGEST_FIRST = (
+    "test_reliability_cluster",
+    "test_debezium_partitions",
+    "test_reliability_crash",
+    "test_cockroachdb",
+    "test_debezium_foundation",
+    "test_aurora_dsql",
+    "test_qlik_replicate",
+    "test_debezium_merge",
+    "test_debezium_apply_rules",
+    "test_debezium_apply_reference",
+    "test_benchmark_workloads",
+    "test_ydb",
+    "test_examples",
+    "test_config_errors",
+    "test_reliability_schema_drift",
+    "test_debezium_scd2",
+    "test_debezium_apply_options",
+    "test_reliability_fuzz",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    order = {id(item): i for i, item in enumerate(items)}
+    items.sort(key=lambda item: (rank.get(item.path.stem, len(rank)), order[id(item)]))
