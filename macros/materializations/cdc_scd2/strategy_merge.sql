@@ -31,7 +31,7 @@
 
   {%- set new_relation = state_relation -%}
   {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
-  {%- set counts = run_query('select count(*), count_if(_cdc_is_current and not _cdc_is_deleted) from ' ~ new_relation ~ ' where _cdc_key != ' ~ marker) -%}
+  {%- set counts = run_query('select ' ~ spark_cdc._cdc_scd2_counts(cfg) | join(', ') ~ ' from ' ~ new_relation ~ ' where _cdc_key != ' ~ marker) -%}
   {%- call statement('cdc_swap') -%}
     {{ spark_cdc._cdc_scd2_view_sql(target_relation, new_relation, new_version, consumed_through, stats, counts, cfg) }}
   {%- endcall -%}

@@ -11,19 +11,19 @@
   {%- if state['version'] is none or cfg['full_refresh'] -%}
     {%- set rewritten = spark_cdc._cdc_parts_create(target_relation, cfg,
           spark_cdc.scd2_state_sql(batch_sql, none, cfg["columns"], cfg["key_columns"], cfg["cdc_format"], cfg["track_columns"])) -%}
-    {%- set counts = run_query('select count(*), count_if(_cdc_is_current and not _cdc_is_deleted) from ' ~ parts ~ ' where _cdc_key != ' ~ marker) -%}
+    {%- set counts = run_query('select ' ~ spark_cdc._cdc_scd2_counts(cfg) | join(', ') ~ ' from ' ~ parts ~ ' where _cdc_key != ' ~ marker) -%}
   {%- else -%}
     {%- set recovered = spark_cdc._cdc_parts_recover(target_relation) -%}
     {%- set touched = spark_cdc._cdc_parts_touched(target_relation, batch_sql, cfg) -%}
     {%- set result = spark_cdc._cdc_parts_rewrite(target_relation, cfg, touched,
           spark_cdc.scd2_state_sql(batch_sql, touched, cfg["columns"], cfg["key_columns"], cfg["cdc_format"], cfg["track_columns"]),
-          spark_cdc._cdc_scd2_state_columns(cfg['columns']), ['count(*)', 'count_if(_cdc_is_current and not _cdc_is_deleted)']) -%}
+          spark_cdc._cdc_scd2_state_columns(cfg['columns']), spark_cdc._cdc_scd2_counts(cfg)) -%}
     {%- set rewritten = result['rewritten'] -%}
     {%- set plan = result['plan'] -%}
     {%- set before = [spark_cdc._cdc_view_number(target_relation, 'spark_cdc.versions'),
                       spark_cdc._cdc_view_number(target_relation, 'spark_cdc.current_rows')] -%}
     {%- if recovered or none in before -%}
-      {%- set counts = run_query('select count(*), count_if(_cdc_is_current and not _cdc_is_deleted) from ' ~ parts ~ ' where _cdc_key != ' ~ marker) -%}
+      {%- set counts = run_query('select ' ~ spark_cdc._cdc_scd2_counts(cfg) | join(', ') ~ ' from ' ~ parts ~ ' where _cdc_key != ' ~ marker) -%}
     {%- else -%}
       {%- set counts = [[before[0] + result['delta'][0], before[1] + result['delta'][1]]] -%}
     {%- endif -%}

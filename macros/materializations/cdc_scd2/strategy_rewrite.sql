@@ -26,11 +26,19 @@
   {%- endcall -%}
 
   {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
-  {%- set counts = [[0, 0]] if empty else run_query('select count(*), count_if(_cdc_is_current and not _cdc_is_deleted) from ' ~ new_relation ~ ' where _cdc_key != ' ~ marker) -%}
+  {%- set counts = [[0, 0]] if empty else run_query('select ' ~ spark_cdc._cdc_scd2_counts(cfg) | join(', ') ~ ' from ' ~ new_relation ~ ' where _cdc_key != ' ~ marker) -%}
   {%- call statement('cdc_swap') -%}
     {{ spark_cdc._cdc_scd2_view_sql(target_relation, new_relation, new_version, consumed_through, stats, counts, cfg) }}
   {%- endcall -%}
   {% do spark_cdc._cdc_drop_other_versions(target_relation, new_version) %}
+{%- endmacro %}
+
+{#- The two counts the target's TBLPROPERTIES record, as aggregates over its physical table (the
+    truncate marker excluded by the caller): versions the view shows (with delete_handling
+    'invalidate' the stored tombstones are hidden, so not counted) and current, not deleted rows. -#}
+{% macro _cdc_scd2_counts(cfg) -%}
+  {{ return(['count_if(not _cdc_is_deleted)' if cfg['delete_handling'] == 'invalidate' else 'count(*)',
+             'count_if(_cdc_is_current and not _cdc_is_deleted)']) }}
 {%- endmacro %}
 
 {#- The target view over physical table `new_relation` (a version table, or the MERGE state table),
