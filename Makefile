@@ -17,7 +17,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 # processes keep both cores busy (whole modules per process: --dist loadfile).
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test test-long lint unit integration bench clean
+.PHONY: demo report test test-long lint unit integration bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	cd integration_tests && ../$(BIN)/python scripts/demo.py
+
+# The health report of the demo project (README, Health report); run `make demo` first.
+report: $(STAMP)
+	cd integration_tests && ../$(BIN)/python -m dbt_spark_cdc.report --out target/cdc_report.html
 
 lint: $(STAMP)
 	$(BIN)/ruff check python_udfs tests integration_tests/scripts benchmarks
