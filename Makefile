@@ -17,7 +17,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 # processes keep both cores busy (whole modules per process: --dist loadfile).
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo report test test-long lint unit integration bench clean
+.PHONY: demo report test test-long test-matrix lint lint-sql unit integration bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,11 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check python_udfs tests integration_tests/scripts benchmarks
 	$(BIN)/mypy
 
+# sqlfluff (dbt templater, sparksql) over models/ and the SQL the macros generate; also a test
+# in `make test` (tests/integration/test_sql_lint.py). Config: .sqlfluff, integration_tests/lint/.
+lint-sql: $(STAMP)
+	$(BIN)/python integration_tests/scripts/lint_sql.py
+
 unit: $(STAMP)
 	$(BIN)/pytest tests/unit -q
 
@@ -53,10 +58,15 @@ test-long: $(STAMP)
 	SPARK_CDC_KILLS=36 SPARK_CDC_FUZZ_CASES=400 SPARK_CDC_DRIFT_BATCHES=20 SPARK_CDC_CLUSTER_TESTS=all \
 	  $(BIN)/pytest tests/integration/test_reliability_*.py -q -n $(PYTEST_WORKERS) --dist loadfile
 
+# The suite on each supported dbt-core x pyspark combination, each in its own venv under
+# .venv-matrix/ (README, Supported versions; MATRIX="dbt1.10-pyspark4" for one). About 30 minutes each.
+test-matrix: $(STAMP)
+	$(BIN)/python integration_tests/scripts/test_matrix.py
+
 # Every case at the issue's sizes (about 45 minutes on 2 cores); BENCH_ARGS='--scale 0.01' for a
 # smoke run, '--cases parse:debezium,apply' for some cases. Its own metastore: never the demo's.
 bench: $(STAMP)
 	SPARK_CDC_HOME=$(CURDIR)/.spark/bench $(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) .spark integration_tests/target integration_tests/dbt_packages integration_tests/logs
+	rm -rf $(VENV) .venv-matrix .spark integration_tests/target integration_tests/dbt_packages integration_tests/logs

@@ -99,7 +99,7 @@ groups as (
 conflicting as (
   select c.*, g.distinct_changes
   from candidates as c
-  join groups as g
+  inner join groups as g
     on {{ group_on }}
   {%- if is_incremental() %}
   {#- Members recorded by an earlier run (a third change joining a known conflict). #}
@@ -140,7 +140,7 @@ select
   cast(null as string) as after,
   cast(null as string) as before,
   cast(null as bigint) as distinct_changes,
-  cast(null as struct<relation: string, partition: string, order: decimal(38,0), fragment_count: int>) as raw_ref,
+  cast(null as struct<relation: string, `partition`: string, `order`: decimal(38,0), fragment_count: int>) as raw_ref,
   cast(null as timestamp) as ingested_at,
   max(cdc_loaded_at) as change_loaded_at,
   current_timestamp() as cdc_loaded_at

@@ -328,7 +328,7 @@ judged as (
       when s.crc_bad then named_struct('code', 'crc_mismatch', 'detail', s.crc_detail)
     end as chunk_reason
   from mains as m
-  join status as s on s.main_no = m.main_no
+  inner join status as s on s.main_no = m.main_no
 ),
 
 {#- Fragments no chunked record references (their main record was lost, or is still to come). #}
@@ -354,7 +354,7 @@ orphans as (
   left anti join (
     select b.chunk_id
     from fragments as b
-    join {{ emitted }} as t on {{ same_ref }}
+    inner join {{ emitted }} as t on {{ same_ref }}
     where t.reason_code = 'incomplete_chunk' and t.seq is null
   ) as done on done.chunk_id = f.chunk_id
   {%- endif %}
@@ -377,8 +377,8 @@ select
   coalesce(m.ingested_at, m.cdc_loaded_at) as main_record_at,
   m.raw_ref
 from judged as m
-join (select main_no, image, ref from refs) as h on h.main_no = m.main_no
-join images as i on i.main_no = h.main_no and i.image = h.image
+inner join (select main_no, image, ref from refs) as h on h.main_no = m.main_no
+inner join images as i on i.main_no = h.main_no and i.image = h.image
 where m.chunk_reason.code = 'pending'
 union all
 select

@@ -82,7 +82,7 @@ referenced as (
 quarantined_chunks as (
   select distinct b.chunk_id
   from fragments as b
-  join {{ emitted }} as t on {{ same_ref }}
+  inner join {{ emitted }} as t on {{ same_ref }}
   where t.reason_code = 'incomplete_chunk' and t.seq is null
 ),
 

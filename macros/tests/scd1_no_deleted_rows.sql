@@ -40,7 +40,7 @@ _cdc_contract_checked as (
     s._last_seq as last_change_seq,
     t._stored_seq as stored_seq
   from _cdc_contract_target as t
-  join _cdc_contract_stream as s on {{ spark_cdc._cdc_target_contract_key_join(s, 't', 's') }}
+  inner join _cdc_contract_stream as s on {{ spark_cdc._cdc_target_contract_key_join(s, 't', 's') }}
 )
 
 select * from _cdc_contract_checked where problem is not null

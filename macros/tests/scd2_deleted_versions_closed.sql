@@ -33,6 +33,6 @@ select
   v._valid_from_seq as current_valid_from_seq,
   v._op as current_op
 from _cdc_contract_current as v
-join _cdc_contract_stream as s on {{ spark_cdc._cdc_target_contract_key_join(s, 'v', 's') }}
+inner join _cdc_contract_stream as s on {{ spark_cdc._cdc_target_contract_key_join(s, 'v', 's') }}
 where s._gone
 {% endmacro %}

@@ -10,10 +10,10 @@ select
   count(*) as records
 from (
   {%- for format in spark_cdc.enabled_formats() %}
-  {{ spark_cdc.cdc_record_outcomes_sql(format) }}
-  {%- if not loop.last %}
-  union all
-  {%- endif %}
+    {{ spark_cdc.cdc_record_outcomes_sql(format) }}
+    {%- if not loop.last %}
+      union all
+    {%- endif %}
   {%- endfor %}
 ) as records
 group by cdc_format, raw_relation, outcome, coalesce(reason_code, lost_at)

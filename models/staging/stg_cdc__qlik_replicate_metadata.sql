@@ -25,23 +25,38 @@ versions as (
     md.timestamp as metadata_timestamp,
     md.columns,
     transform(
-      array_sort(transform(filter(md.columns, c -> c.primary_key_position > 0),
-                           c -> named_struct('position', c.primary_key_position, 'name', c.name))),
-      p -> p.name) as primary_key,
+      array_sort(transform(
+        filter(md.columns, c -> c.primary_key_position > 0),
+        c -> named_struct('position', c.primary_key_position, 'name', c.name)
+      )),
+      p -> p.name
+    ) as primary_key,
     md.data_schema,
     sha2(to_json(named_struct('columns', md.columns, 'data_schema', md.data_schema)), 256) as structure_hash,
     raw_ref,
     cdc_loaded_at as registered_at,
     row_number() over (
-      partition by source_table, md.table_version,
-                   sha2(to_json(named_struct('columns', md.columns, 'data_schema', md.data_schema)), 256)
-      order by raw_ref.order, raw_ref.partition) as nth
+      partition by
+        source_table, md.table_version,
+        sha2(to_json(named_struct('columns', md.columns, 'data_schema', md.data_schema)), 256)
+      order by raw_ref.order, raw_ref.partition
+    ) as nth
   from announced
 )
 
 select
-  v.source_table, v.table_version, v.schema_id, v.server, v.task, v.metadata_timestamp, v.columns,
-  v.primary_key, v.data_schema, v.structure_hash, v.raw_ref, v.registered_at
+  v.source_table,
+  v.table_version,
+  v.schema_id,
+  v.server,
+  v.task,
+  v.metadata_timestamp,
+  v.columns,
+  v.primary_key,
+  v.data_schema,
+  v.structure_hash,
+  v.raw_ref,
+  v.registered_at
 from versions as v
 {%- if is_incremental() %}
 left anti join {{ this }} as seen

@@ -35,7 +35,12 @@ select
   case when raw_order is null then raw_key end as raw_key
 from (
   with raw_messages as (
-    select q.raw_value, q.raw_key, q.raw_ref.order as raw_order, q.raw_ref.partition as raw_partition, q.ingested_at
+    select
+      q.raw_value,
+      q.raw_key,
+      q.raw_ref.order as raw_order,
+      q.raw_ref.partition as raw_partition,
+      q.ingested_at
     from {{ staged }} as q
     {%- if is_incremental() %}
     left anti join {{ this }} as done
