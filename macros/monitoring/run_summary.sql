@@ -2,7 +2,8 @@
     on-run-end hook): per CDC target that applied changes in this invocation, the changes of its
     batch and the rows it ends with, and per source table what staging found in this invocation:
     records quarantined by reason, DSQL chunked records still waiting for fragments, and the
-    commit-to-processing lag (p50 / max). Quiet when nothing changed. Reads only small tables: the
+    commit-to-processing lag (p50 / max). Quiet when nothing changed: a target whose batch was
+    empty gets no line unless its source table has quarantined or pending records. Reads only small tables: the
     targets' TBLPROPERTIES, this run's quarantine rows and cdc_lag rows. -#}
 {% macro run_summary(results) -%}
   {{ return(adapter.dispatch('run_summary', 'spark_cdc')(results)) }}
@@ -39,42 +40,51 @@
     {%- endfor -%}
   {%- endif -%}
 
-  {%- set lines = [] -%}
+  {#- (name, kind, changes, rows, found): a target written in this invocation, unless its batch was
+      empty and its source table has nothing quarantined or pending (a first build of an idle
+      source is not news). -#}
+  {%- set entries = [] -%}
   {%- set shown = [] -%}
   {%- for node in targets -%}
     {%- set props = spark_cdc._cdc_tblproperties(node.relation_name) -%}
-    {%- if props.get('spark_cdc.last_invocation_id') == invocation_id -%}
-      {%- set source_table = node.config.get('source_table') or '' -%}
+    {%- set source_table = node.config.get('source_table') or '' -%}
+    {%- set found = sources.get(source_table, {}) -%}
+    {%- set changes = props.get('spark_cdc.last_batch_changes', '0') -%}
+    {%- if props.get('spark_cdc.last_invocation_id') == invocation_id
+          and (changes not in ('0', '') or found.get('quarantined') or found.get('pending')) -%}
       {%- do shown.append(source_table) -%}
       {%- set rows = props.get('spark_cdc.current_rows') if node.config.materialized == 'cdc_scd1' else props.get('spark_cdc.versions') -%}
-      {%- do lines.append(spark_cdc._run_summary_line(node.name, node.config.materialized[4:], props.get('spark_cdc.last_batch_changes', '0'), rows, sources.get(source_table, {}))) -%}
+      {%- do entries.append((node.name, node.config.materialized[4:], changes, rows, found)) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- for source_table, found in sources.items() if source_table not in shown and (found.get('quarantined') or found.get('pending')) -%}
-    {%- do lines.append(spark_cdc._run_summary_line('(' ~ source_table ~ ')', '-', '-', '-', found)) -%}
+    {%- do entries.append(('(' ~ source_table ~ ')', '-', '-', '-', found)) -%}
   {%- endfor -%}
-  {%- if lines -%}
+  {%- if entries -%}
+    {%- set width = [28] -%}
+    {%- for e in entries if e[0] | length > width[0] %}{% do width.append(e[0] | length) %}{% endfor -%}
+    {%- set width = width | max -%}
     {{ log('spark_cdc run summary (rows: current rows of scd1, versions of scd2; quarantined and lag: this run)', info=true) }}
-    {{ log(spark_cdc._run_summary_columns('target', 'kind', 'changes', 'rows', 'quarantined', 'pending', 'lag p50 / max'), info=true) }}
-    {%- for line in lines %}
-    {{ log(line, info=true) }}
+    {{ log(spark_cdc._run_summary_columns('target', 'kind', 'changes', 'rows', 'quarantined', 'pending', 'lag p50 / max', width), info=true) }}
+    {%- for e in entries %}
+    {{ log(spark_cdc._run_summary_line(e[0], e[1], e[2], e[3], e[4], width), info=true) }}
     {%- endfor %}
   {%- endif -%}
   {{ return('') }}
 {%- endmacro %}
 
-{% macro _run_summary_line(name, kind, changes, rows, found) -%}
+{% macro _run_summary_line(name, kind, changes, rows, found, width=28) -%}
   {%- set quarantined = [] -%}
   {%- for reason, n in (found.get('quarantined') or {}).items() -%}
     {%- do quarantined.append(reason ~ '=' ~ n) -%}
   {%- endfor -%}
   {%- set lag = found.get('lag') -%}
   {%- set lag_text = spark_cdc._run_summary_ms(lag[0]) ~ ' / ' ~ spark_cdc._run_summary_ms(lag[1]) if lag else '-' -%}
-  {{ return(spark_cdc._run_summary_columns(name, kind, changes, rows, quarantined | join(', ') or '-', found.get('pending', '-'), lag_text)) }}
+  {{ return(spark_cdc._run_summary_columns(name, kind, changes, rows, quarantined | join(', ') or '-', found.get('pending', '-'), lag_text, width)) }}
 {%- endmacro %}
 
-{% macro _run_summary_columns(name, kind, changes, rows, quarantined, pending, lag) -%}
-  {{ return('  ' ~ (name | string).ljust(28) ~ ' ' ~ (kind | string).ljust(5) ~ (changes | string).rjust(9) ~ (rows | string).rjust(10) ~ '  ' ~ (quarantined | string).ljust(30) ~ (pending | string).rjust(8) ~ '  ' ~ lag) }}
+{% macro _run_summary_columns(name, kind, changes, rows, quarantined, pending, lag, width=28) -%}
+  {{ return('  ' ~ (name | string).ljust(width) ~ ' ' ~ (kind | string).ljust(5) ~ (changes | string).rjust(9) ~ (rows | string).rjust(10) ~ '  ' ~ (quarantined | string).ljust(30) ~ (pending | string).rjust(8) ~ '  ' ~ lag) }}
 {%- endmacro %}
 
 {% macro _run_summary_ms(ms) -%}

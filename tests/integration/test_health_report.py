@@ -10,6 +10,7 @@ is skipped when there is none, unless SPARK_CDC_REQUIRE_CHROMIUM=1.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -86,8 +87,27 @@ def screenshot(browser: str, page: Path, png: Path, profile: Path) -> None:
     )
 
 
+def summary_lines(output: str) -> list[str]:
+    """The run summary's rows (after its title and column headings) in dbt's console output,
+    whitespace collapsed."""
+    messages = [
+        re.sub(r"^\d\d:\d\d:\d\d  ", "", re.sub(r"\x1b\[[0-9;]*m", "", line)) for line in output.splitlines()
+    ]
+    start = next(i for i, m in enumerate(messages) if m.startswith("spark_cdc run summary"))
+    rows = []
+    for message in messages[start + 2 :]:
+        if not message.startswith("  ") or not message.strip():
+            break
+        rows.append(" ".join(message.split()))
+    return rows
+
+
 def test_report_of_a_real_build_renders_in_chromium(
-    project: DbtProject, schema: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: DbtProject,
+    schema: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
     browser = chromium()
     monkeypatch.setenv("SPARK_CDC_IT_FORMATS", "debezium aurora_dsql")
@@ -99,18 +119,37 @@ def test_report_of_a_real_build_renders_in_chromium(
         {"debezium": corpus[:12]},
         {"debezium": [*corpus[12:], "{not json"], "aurora_dsql": dumps([main_record])},
     ]
+    summaries = []
     for batch in batches:
         for fmt, messages in batch.items():
             land_messages(project.spark, f"{schema}_raw", fmt, messages)
+        capfd.readouterr()
         project.dbt(
             "build",
             "--select",
             "+products",
             "+products_history",
+            "+orders",  # a DSQL target whose source table never changes
             "+stg_cdc__aurora_dsql_pending_chunks",
             "+cdc_lag",
             "+cdc_quarantine",
         )
+        summaries.append(summary_lines(capfd.readouterr().out))
+    # The run summary: a line per target that applied changes, a line per source table with
+    # quarantined or pending records and no such target; the idle `orders` gets none.
+    first, second = summaries
+    assert sorted(line.split()[:4] for line in first) == [
+        ["products", "scd1", "12", "10"],
+        ["products_history", "scd2", "12", "12"],
+    ], first
+    assert sorted(line.split()[:4] for line in second if not line.startswith("(")) == [
+        ["products", "scd1", "4", "10"],
+        ["products_history", "scd2", "4", "16"],
+    ], second
+    assert sorted(line for line in second if line.startswith("(")) == [
+        "((unknown table)) - - - malformed_json=1 - -",
+        "(public.order_items) - - - - 1 -",
+    ], second
 
     page = tmp_path / "cdc_report.html"
     argv = ["--project-dir", project.project_dir, "--profiles-dir", project.profiles_dir, "--out", str(page)]
@@ -125,8 +164,8 @@ def test_report_of_a_real_build_renders_in_chromium(
         "public.order_items",  # the chunk waiting for fragments
     ):
         assert expected in text, (expected, text)
-    # The cards: 2 targets, 1 quarantined record, 1 chunk waiting.
-    assert "2 | targets | 1 | quarantined (14 d) | 1 | chunks waiting" in text, text
+    # The cards: 3 targets, 1 quarantined record, 1 chunk waiting.
+    assert "3 | targets | 1 | quarantined (14 d) | 1 | chunks waiting" in text, text
     # The targets table: products ends with 10 rows and a tombstone; its last batch had 4 changes.
     assert "products | scd1 | inventory.products | 10 | 1 | 4" in text, text
 
