@@ -113,10 +113,10 @@ def main(argv: list[str]) -> int:
     rows: dict[str, tuple[str, str, str]] = {}
     failed = False
     for combo in COMBINATIONS:
-        if wanted and combo.name not in wanted:
-            continue
         if combo.unsupported:
             rows[combo.name] = ("-", combo.unsupported, "-")
+            continue
+        if wanted and combo.name not in wanted:
             continue
         outcome, installed = test_combination(combo, argv)
         failed |= not outcome.startswith("passed")
