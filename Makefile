@@ -40,7 +40,7 @@ lint: $(STAMP)
 # sqlfluff (dbt templater, sparksql) over models/ and the SQL the macros generate; also a test
 # in `make test` (tests/integration/test_sql_lint.py). Config: .sqlfluff, integration_tests/lint/.
 lint-sql: $(STAMP)
-	$(BIN)/python integration_tests/scripts/lint_sql.py
+	SPARK_CDC_HOME=$(CURDIR)/.spark/lint $(BIN)/python integration_tests/scripts/lint_sql.py
 
 unit: $(STAMP)
 	$(BIN)/pytest tests/unit -q
