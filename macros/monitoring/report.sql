@@ -5,8 +5,8 @@
     quarantined records by reason and day (cdc_quarantine), DSQL chunks still waiting for fragments;
     per CDC target: rows, versions, tombstones and watermark (its TBLPROPERTIES), and for SCD2
     targets the versions per commit day (valid-from) over the last `days` days that have versions
-    (source time: a replay of old history still shows its shape). Relations that do not exist yet (a fresh project) are
-    left out, not errors. Every value is cast to text in SQL: message content stays data all the way
+    (source time: a replay of old history still shows its shape). Relations that do not exist yet
+    (a fresh project) are left out, not errors. Every value is cast to text in SQL: message content stays data all the way
     to the page, which escapes it. -#}
 {% macro report(days=14, runs=30) -%}
   {{ return(adapter.dispatch('report', 'spark_cdc')(days, runs)) }}
@@ -26,40 +26,33 @@
 
   {%- set lag = spark_cdc._report_relation('cdc_lag') -%}
   {%- if lag is not none -%}
-    {%- set rows = run_query(
+    {%- do data['lag'].extend(spark_cdc._report_rows(
       "select source_table, cdc_format, cast(cdc_loaded_at as string), cast(changes as string),"
       ~ " cast(processing_lag_ms_p50 as string), cast(processing_lag_ms_max as string),"
       ~ " cast(landing_lag_ms_p50 as string), cast(landing_lag_ms_max as string),"
       ~ " cast(load_lag_ms_p50 as string), cast(load_lag_ms_max as string)"
       ~ " from (select *, row_number() over (partition by cdc_format, source_table order by cdc_loaded_at desc) as n from " ~ lag ~ ")"
-      ~ " where n <= " ~ runs ~ " order by cdc_format, source_table, cdc_loaded_at") -%}
-    {%- for r in rows -%}
-      {%- do data['lag'].append({'source_table': r[0], 'cdc_format': r[1], 'run': r[2], 'changes': r[3],
-                                 'processing_p50': r[4], 'processing_max': r[5], 'landing_p50': r[6],
-                                 'landing_max': r[7], 'load_p50': r[8], 'load_max': r[9]}) -%}
-    {%- endfor -%}
+      ~ " where n <= " ~ runs ~ " order by cdc_format, source_table, cdc_loaded_at",
+      ['source_table', 'cdc_format', 'run', 'changes', 'processing_p50', 'processing_max',
+       'landing_p50', 'landing_max', 'load_p50', 'load_max'])) -%}
   {%- endif -%}
 
   {%- set quarantine = spark_cdc._report_relation('cdc_quarantine') -%}
   {%- if quarantine is not none -%}
-    {%- set rows = run_query(
+    {%- do data['quarantine'].extend(spark_cdc._report_rows(
       "select cast(to_date(cdc_loaded_at) as string), cdc_format, coalesce(source_table, ''), reason_code, cast(count(*) as string)"
-      ~ " from " ~ quarantine ~ " where cdc_loaded_at >= " ~ since ~ " group by 1, 2, 3, 4 order by 1, 2, 3, 4") -%}
-    {%- for r in rows -%}
-      {%- do data['quarantine'].append({'day': r[0], 'cdc_format': r[1], 'source_table': r[2], 'reason_code': r[3], 'records': r[4]}) -%}
-    {%- endfor -%}
+      ~ " from " ~ quarantine ~ " where cdc_loaded_at >= " ~ since ~ " group by 1, 2, 3, 4 order by 1, 2, 3, 4",
+      ['day', 'cdc_format', 'source_table', 'reason_code', 'records'])) -%}
   {%- endif -%}
 
   {%- set pending = spark_cdc._report_relation('stg_cdc__aurora_dsql_pending_chunks') -%}
   {%- if pending is not none -%}
-    {%- set rows = run_query(
+    {%- do data['pending'].extend(spark_cdc._report_rows(
       "select coalesce(source_table, ''), cast(count(distinct chunk_id) as string),"
       ~ " cast(min(least(coalesce(main_record_at, first_fragment_at), coalesce(first_fragment_at, main_record_at))) as string),"
       ~ " cast(sum(fragments_received) as string)"
-      ~ " from " ~ pending ~ " group by 1 order by 1") -%}
-    {%- for r in rows -%}
-      {%- do data['pending'].append({'source_table': r[0], 'chunks': r[1], 'oldest_at': r[2], 'fragments': r[3]}) -%}
-    {%- endfor -%}
+      ~ " from " ~ pending ~ " group by 1 order by 1",
+      ['source_table', 'chunks', 'oldest_at', 'fragments'])) -%}
   {%- endif -%}
 
   {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.config.materialized in ('cdc_scd1', 'cdc_scd2') and node.config.enabled -%}
@@ -78,13 +71,14 @@
         {%- set meta = spark_cdc._scd2_default_meta_column_names() -%}
         {%- do meta.update(node.config.get('meta_column_names') or {}) -%}
         {%- set valid_from = adapter.quote(meta['valid_from']) -%}
-        {%- set rows = run_query(
+        {%- set rows = spark_cdc._report_rows(
           "select cast(to_date(" ~ valid_from ~ ") as string), cast(count(*) as string) from " ~ relation
           ~ " where to_date(" ~ valid_from ~ ") > (select date_sub(max(to_date(" ~ valid_from ~ ")), " ~ days ~ ") from " ~ relation ~ ")"
-          ~ " or " ~ valid_from ~ " is null group by 1 order by 1") -%}
-        {%- for r in rows -%}
-          {%- do data['scd2_days'].append({'target': node.name, 'day': r[0], 'versions': r[1]}) -%}
+          ~ " or " ~ valid_from ~ " is null group by 1 order by 1", ['day', 'versions']) -%}
+        {%- for row in rows -%}
+          {%- do row.update({'target': node.name}) -%}
         {%- endfor -%}
+        {%- do data['scd2_days'].extend(rows) -%}
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
@@ -96,6 +90,19 @@
 {#- The log line's prefix, which the report command looks for. -#}
 {% macro _report_prefix() -%}
   {{- return('spark_cdc report data: ') -}}
+{%- endmacro %}
+
+{#- The rows of a query as dicts of the given keys, in column order (the data's JSON objects). -#}
+{% macro _report_rows(sql, keys) -%}
+  {%- set rows = [] -%}
+  {%- for r in run_query(sql) -%}
+    {%- set row = {} -%}
+    {%- for key in keys -%}
+      {%- do row.update({key: r[loop.index0]}) -%}
+    {%- endfor -%}
+    {%- do rows.append(row) -%}
+  {%- endfor -%}
+  {{ return(rows) }}
 {%- endmacro %}
 
 {#- The relation of one of the package's models, or none when it is disabled or not built yet. -#}

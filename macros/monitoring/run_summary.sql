@@ -3,8 +3,8 @@
     batch and the rows it ends with, and per source table what staging found in this invocation:
     records quarantined by reason, DSQL chunked records still waiting for fragments, and the
     commit-to-processing lag (p50 / max). Quiet when nothing changed: a target whose batch was
-    empty gets no line unless its source table has quarantined or pending records. Reads only small tables: the
-    targets' TBLPROPERTIES, this run's quarantine rows and cdc_lag rows. -#}
+    empty gets no line unless its source table has quarantined or pending records. Reads only
+    small tables: the targets' TBLPROPERTIES, this run's quarantine rows and cdc_lag rows. -#}
 {% macro run_summary(results) -%}
   {{ return(adapter.dispatch('run_summary', 'spark_cdc')(results)) }}
 {%- endmacro %}
@@ -61,9 +61,7 @@
     {%- do entries.append(('(' ~ source_table ~ ')', '-', '-', '-', found)) -%}
   {%- endfor -%}
   {%- if entries -%}
-    {%- set width = [28] -%}
-    {%- for e in entries if e[0] | length > width[0] %}{% do width.append(e[0] | length) %}{% endfor -%}
-    {%- set width = width | max -%}
+    {%- set width = ([28] + entries | map('first') | map('length') | list) | max -%}
     {{ log('spark_cdc run summary (rows: current rows of scd1, versions of scd2; quarantined and lag: this run)', info=true) }}
     {{ log(spark_cdc._run_summary_columns('target', 'kind', 'changes', 'rows', 'quarantined', 'pending', 'lag p50 / max', width), info=true) }}
     {%- for e in entries %}
