@@ -70,21 +70,27 @@ Fix: run once with --full-refresh after changing file_format or partition_by (sw
 {#- A temporary view of the state rows the batch can change: its keys, the truncate marker, and
     every row when the batch carries a truncate (a truncate touches every key). The state macros
     read it as their `old`, so they compute the next state of exactly those rows. -#}
-{% macro _cdc_touched_state_view(target_relation, state_relation, batch_sql) -%}
+{% macro _cdc_touched_state_view(target_relation, state_relation, batch_sql, partition_filter=none) -%}
   {%- set name = target_relation.identifier ~ '__cdc_touched' -%}
   {%- call statement('cdc_touched') -%}
     create or replace temporary view {{ adapter.quote(name) }} as
-    {{ spark_cdc._cdc_touched_state_sql(batch_sql, state_relation) }}
+    {{ spark_cdc._cdc_touched_state_sql(batch_sql, state_relation, partition_filter) }}
   {%- endcall -%}
   {{ return(api.Relation.create(identifier=name, type='view')) }}
 {%- endmacro %}
 
-{% macro _cdc_touched_state_sql(batch_sql, state_relation) -%}
+{#- `partition_filter`: a predicate on `s` naming the partitions that hold those rows (partitioned
+    storage finds them first with a scan of the key column alone), so the scan of whole rows reads
+    only them. -#}
+{% macro _cdc_touched_state_sql(batch_sql, state_relation, partition_filter=none) -%}
 select s.*
 from {{ state_relation }} as s
-where s._cdc_key = {{ spark_cdc._sql_string(spark_cdc._truncate_marker_key()) }}
+where (s._cdc_key = {{ spark_cdc._sql_string(spark_cdc._truncate_marker_key()) }}
    or s._cdc_key in (select b._k from ({{ batch_sql }}) as b where b._op != 'truncate')
-   or exists (select 1 from ({{ batch_sql }}) as b where b._op = 'truncate')
+   or exists (select 1 from ({{ batch_sql }}) as b where b._op = 'truncate'))
+  {%- if partition_filter is not none %}
+  and ({{ partition_filter }})
+  {%- endif %}
 {%- endmacro %}
 
 {#- The other storage's physical tables, left by a --full-refresh that switched file_format. -#}

@@ -1,8 +1,9 @@
 {#- Storage of PARTITIONED parquet/orc CDC targets: one persistent partitioned table
     `<model>__cdc_parts` behind the target view, of which each run rewrites only the partitions its
     batch touches. Parquet cannot MERGE, and Spark cannot INSERT OVERWRITE a table it reads, so a run
-      1. computes the next state of only the touched keys (the MERGE strategy's plan: the touched-row
-         view, then scd1_state_sql / scd2_state_sql over it), both cached for this run;
+      1. computes the next state of only the touched keys (the MERGE strategy's plan: the touched
+         rows, then scd1_state_sql / scd2_state_sql over them), both written to work tables
+         `<model>__cdc_touched` / `<model>__cdc_next` for this run;
       2. takes as touched partitions those holding a stored row of a touched key, plus those of the
          new rows (a key can move between partitions; a truncate touches every key, so every
          partition; the hidden truncate marker's partition only when the marker changes);
@@ -41,7 +42,7 @@
 {#- Drop this storage's tables (a --full-refresh, or a switch to another layout). Dropping the
     managed parts table deletes its directory, run directories included. -#}
 {% macro _cdc_drop_parts_tables(target_relation) -%}
-  {%- for suffix in ['stage', 'parts', 'gc'] -%}
+  {%- for suffix in ['stage', 'parts', 'gc', 'touched', 'next'] -%}
     {% do adapter.drop_relation(spark_cdc._cdc_parts_relation(target_relation, suffix)) %}
   {%- endfor -%}
 {%- endmacro %}
@@ -206,13 +207,30 @@ url_decode(replace(regexp_replace({{ alias }}._metadata.file_path, '/[^/]*$', ''
   {{ return(plans | length > 0) }}
 {%- endmacro %}
 
-{#- Step 1a: the stored rows the batch can change (the MERGE strategy's touched-row view), cached:
-    the state SQL, the touched partitions and the stage all read them. -#}
+{#- Step 1a: the stored rows the batch can change (the MERGE strategy's touched rows), written to
+    the work table `<model>__cdc_touched`: the state SQL, the touched partitions, the stage and the
+    counts all read them. Found in two reads, so that the cost follows the batch rather than the
+    table: the partitions holding them, from the key column alone (partition values come from
+    directory names), then whole rows of only those partitions.
+    Work tables rather than cached temporary views: Spark analyses a view's SQL again wherever a
+    query names it (seconds for the state SQL, on any data size), and the cached plan was not
+    matched, so every read of `next` computed it again (measured: 6 to 9 s per statement on a
+    batch of a few rows). A table left by a killed run is replaced by the next one. -#}
 {% macro _cdc_parts_touched(target_relation, batch_sql, cfg) -%}
   {%- set parts = spark_cdc._cdc_parts_relation(target_relation) -%}
   {% do spark_cdc._cdc_add_missing_columns(parts, cfg['columns']) %}
-  {%- set touched = spark_cdc._cdc_touched_state_view(target_relation, parts, batch_sql) -%}
-  {%- call statement('cdc_cache') -%}cache table {{ touched }}{%- endcall -%}
+  {%- set holding = spark_cdc._cdc_parts_text_rows(
+        spark_cdc._cdc_parts_text_cols(cfg, 'x'),
+        '(' ~ spark_cdc._cdc_touched_state_sql(batch_sql, parts) ~ ') as x',
+        cfg['partition_by'] | length) -%}
+  {%- set touched = spark_cdc._cdc_parts_relation(target_relation, 'touched') -%}
+  {% do adapter.drop_relation(touched) %}
+  {%- call statement('cdc_touched') -%}
+    create table {{ touched }}
+    using {{ cfg['file_format'] }}
+    as
+    {{ spark_cdc._cdc_touched_state_sql(batch_sql, parts, spark_cdc._cdc_parts_filter(cfg, holding, 's')) }}
+  {%- endcall -%}
   {{ return(touched) }}
 {%- endmacro %}
 
@@ -225,11 +243,12 @@ url_decode(replace(regexp_replace({{ alias }}._metadata.file_path, '/[^/]*$', ''
   {%- set stage = spark_cdc._cdc_parts_relation(target_relation, 'stage') -%}
   {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
   {%- set width = cfg['partition_by'] | length -%}
-  {%- set next = q(target_relation.identifier ~ '__cdc_next') -%}
-  {#- CACHE TABLE ... AS registers a temporary view, which outlives this run in the session. -#}
-  {%- call statement('cdc_cache') -%}drop view if exists {{ next }}{%- endcall -%}
-  {%- call statement('cdc_cache') -%}
-    cache table {{ next }} as
+  {%- set next = spark_cdc._cdc_parts_relation(target_relation, 'next') -%}
+  {% do adapter.drop_relation(next) %}
+  {%- call statement('cdc_next') -%}
+    create table {{ next }}
+    using {{ cfg['file_format'] }}
+    as
     {{ next_sql }}
   {%- endcall -%}
 
@@ -289,7 +308,6 @@ url_decode(replace(regexp_replace({{ alias }}._metadata.file_path, '/[^/]*$', ''
       {%- do plan['drop'].append(spark_cdc._cdc_parts_spec(cfg, r[:width])) -%}
     {%- endif -%}
   {%- endfor -%}
-  {#- Before the switch: it refreshes the table, and with it these cached views of its old rows. -#}
   {%- set delta_sql -%}
     select {% for e in count_exprs -%}
       coalesce((select {{ e }} from {{ next }} where _cdc_key != {{ marker }}), 0)
@@ -299,9 +317,8 @@ url_decode(replace(regexp_replace({{ alias }}._metadata.file_path, '/[^/]*$', ''
   {%- set d = run_query(delta_sql) -%}
   {%- set delta = [] -%}
   {%- for i in range(count_exprs | length) -%}{%- do delta.append(d[0][i] | int) -%}{%- endfor -%}
-  {%- call statement('cdc_cache') -%}uncache table if exists {{ next }}{%- endcall -%}
-  {%- call statement('cdc_cache') -%}uncache table if exists {{ touched }}{%- endcall -%}
-  {%- call statement('cdc_cache') -%}drop view if exists {{ next }}{%- endcall -%}
+  {% do adapter.drop_relation(next) %}
+  {% do adapter.drop_relation(touched) %}
   {%- call statement('cdc_commit_stage') -%}
     alter table {{ stage }} set tblproperties ({{ spark_cdc._cdc_parts_plan_properties(plan) }})
   {%- endcall -%}
