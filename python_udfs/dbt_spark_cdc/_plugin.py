@@ -74,7 +74,8 @@ def _patch_dbt_spark() -> bool:
         @functools.wraps(original_execute)
         def execute(self: Any, sql: str, *parameters: Any) -> None:
             # Same builder and parameters as dbt-spark's execute, so this is its session, not a new one.
-            prepare_session(get_session(self.server_side_parameters))
+            params = self.server_side_parameters
+            prepare_session(get_session(params), params)
             original_execute(self, sql, *parameters)
 
         Cursor.execute = execute  # type: ignore[method-assign]  # deliberate monkey-patch of dbt-spark

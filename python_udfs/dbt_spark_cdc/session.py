@@ -39,10 +39,26 @@ def get_session(server_side_parameters: dict[str, Any] | None = None) -> Any:
     return builder.getOrCreate()
 
 
-def prepare_session(spark: Any) -> Any:
-    """Register the package's UDFs on ``spark`` (once) and return it."""
+#: Session settings the package relies on, applied unless the profile's server_side_parameters set
+#: them. TIMESTAMP_MICROS: Spark writes parquet timestamps as INT96 by default, which carries no
+#: min/max statistics, so a filter on a load time (`cdc_loaded_at > watermark`, how every
+#: incremental step finds its batch) cannot skip the row groups of earlier runs and reads the whole
+#: history. Standard microsecond timestamps can (measured: a 1,000-change batch read from 10,000,000
+#: staged changes). Tables keep reading their older INT96 files; only new files change.
+SESSION_DEFAULTS = {"spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS"}
+_DEFAULTS_MARKER = "_spark_cdc_defaults_applied"
+
+
+def prepare_session(spark: Any, server_side_parameters: dict[str, Any] | None = None) -> Any:
+    """Register the package's UDFs on ``spark`` and apply SESSION_DEFAULTS (once); return it."""
     from dbt_spark_cdc.udfs import register_udfs
 
+    if not getattr(spark, _DEFAULTS_MARKER, False):
+        configured = server_side_parameters or {}
+        for key, value in SESSION_DEFAULTS.items():
+            if key not in configured:
+                spark.conf.set(key, value)
+        setattr(spark, _DEFAULTS_MARKER, True)
     register_udfs(spark)
     return spark
 
@@ -60,7 +76,7 @@ class SessionPythonJobHelper:
 
     def submit(self, compiled_code: str) -> None:
         params = getattr(self.credentials, "server_side_parameters", None) or {}
-        spark = prepare_session(get_session(params))
+        spark = prepare_session(get_session(params), params)
         # compiled_code is the user's own model file plus dbt's generated wrapper, never message data.
         code = compile(compiled_code, f"<dbt python model {self._model_name}>", "exec")
         namespace: dict[str, Any] = {"spark": spark, "__name__": f"dbt_model_{self._model_name}"}

@@ -48,7 +48,7 @@ def fake_session(monkeypatch):
         created.append(spark)
         return spark
 
-    def prepare_session(spark):
+    def prepare_session(spark, params=None):
         spark.prepared = True
         return spark
 
@@ -79,3 +79,30 @@ def test_submit_errors_point_at_the_model(fake_session):
         tb = tb.tb_next
     assert tb.tb_frame.f_code.co_filename == "<dbt python model orders>"
     assert tb.tb_lineno == 2
+
+
+class _FakeConf:
+    def __init__(self):
+        self.values = {}
+
+    def set(self, key, value):
+        self.values[key] = value
+
+
+def test_prepare_session_applies_defaults_once_unless_the_profile_sets_them(monkeypatch):
+    import dbt_spark_cdc.udfs
+
+    registered = []
+    monkeypatch.setattr(dbt_spark_cdc.udfs, "register_udfs", lambda spark: registered.append(spark))
+    key = "spark.sql.parquet.outputTimestampType"
+
+    spark = types.SimpleNamespace(conf=_FakeConf())
+    assert session.prepare_session(spark, {"spark.master": "local[2]"}) is spark
+    assert spark.conf.values == {key: "TIMESTAMP_MICROS"}
+    spark.conf.values[key] = "INT96"  # changed by the user after the first statement: kept
+    session.prepare_session(spark, {})
+    assert spark.conf.values == {key: "INT96"} and len(registered) == 2
+
+    chosen = types.SimpleNamespace(conf=_FakeConf())
+    session.prepare_session(chosen, {key: "INT96"})
+    assert chosen.conf.values == {}
