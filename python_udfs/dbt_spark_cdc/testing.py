@@ -5,11 +5,14 @@ Message text is passed to Spark as DataFrame data, never spliced into SQL.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 #: The envelope formats spark_cdc reads, by their names in var('spark_cdc').formats.
@@ -110,12 +113,12 @@ class DbtProject:
         from dbt.cli.main import dbtRunner
 
         argv = [*args, "--project-dir", self.project_dir, "--profiles-dir", self.profiles_dir]
-        # One target path (and so one partial-parse state) per project under DBT_TARGET_PATH:
-        # projects taking turns on a shared one would make each invocation a full parse.
+        # One target path (and so one partial-parse state) per project and parse configuration
+        # under DBT_TARGET_PATH: invocations taking turns on a shared one would make each a full
+        # parse (dbt starts over whenever the project, its --vars or its profile differ).
         base = os.environ.get("DBT_TARGET_PATH")
         if base and "--target-path" not in args:
-            digest = hashlib.sha256(os.path.abspath(self.project_dir).encode()).hexdigest()[:12]
-            os.environ["DBT_TARGET_PATH"] = os.path.join(base, digest)
+            os.environ["DBT_TARGET_PATH"] = os.path.join(base, self._parse_key(args))
         try:
             result = dbtRunner().invoke(argv)
         finally:
@@ -129,6 +132,25 @@ class DbtProject:
             detail = result.exception or [(r.node.name, r.status, r.message) for r in node_results]
             raise AssertionError(f"dbt {' '.join(args)}: success={result.success}; {detail}")
         return result
+
+    def _parse_key(self, args: Sequence[str]) -> str:
+        """What dbt's partial parsing compares, as a digest: the project, the --vars and --target
+        given, and the values of the environment variables its dbt_project.yml and profiles.yml
+        read (env_var('NAME') there changes the project or profile dbt parses against)."""
+        names: set[str] = set()
+        for directory, file in ((self.project_dir, "dbt_project.yml"), (self.profiles_dir, "profiles.yml")):
+            with contextlib.suppress(OSError):
+                text = Path(directory, file).read_text(encoding="utf-8")
+                names |= set(re.findall(r"env_var\(\s*['\"]([A-Za-z_][A-Za-z0-9_]*)['\"]", text))
+        options = [
+            f"{option}={args[i + 1]}"
+            for i, option in enumerate(args[:-1])
+            if option in ("--vars", "--target", "-t")
+        ]
+        state = [os.path.abspath(self.project_dir), *options]
+        state += [f"{name}={os.environ.get(name)}" for name in sorted(names)]
+        digest = hashlib.sha256("\0".join(state).encode()).hexdigest()[:12]
+        return digest
 
     @property
     def spark(self) -> Any:
