@@ -16,7 +16,9 @@
 
     Incremental: a run looks only at the groups of changes staged since the last run, then finds the
     other members of those groups among all staged changes (a semi-join on narrow columns, so a run
-    costs one scan of the key and seq columns plus work in proportion to the new changes). Every
+    costs one scan of the key and seq columns plus work in proportion to the new changes; when no
+    new change shares its group with another, which a narrow query finds first, no image is read
+    at all). Every
     change of a conflicting group is recorded once (row_kind 'conflict'), including members staged
     in earlier runs. Each run that saw new changes appends one 'checkpoint' row, the watermark of
     staged changes already checked (a run that finds no conflict must still remember how far it has
@@ -31,6 +33,7 @@
   {%- set raw_content = "named_struct('op', _effect, 'after', after)" %}
   {%- set content = "named_struct('op', _effect, 'after', array_sort(map_entries(" ~ spark_cdc.json_text_map('after') ~ ")))" %}
   {%- set group_on = "c.cdc_format <=> g.cdc_format and c.source_table <=> g.source_table and c.key = g.key and c._ord = g._ord and c._scope <=> g._scope" %}
+  {%- set alone = is_incremental() and execute and spark_cdc._sequence_groups_shared(group_on) == 0 %}
 with staged as (
   {{ spark_cdc.union_staged('change', [
       'cdc_format', 'source_table', 'op', 'key', 'after', 'before', 'seq', 'raw_ref', 'ingested_at',
@@ -62,10 +65,18 @@ new_changes as (
 ),
 
 candidates as (
+  {%- if alone %}
+  {#- No new change shares its group with another staged change, so none can conflict: the images
+      of the history are not read at all (the usual run, one without redeliveries). #}
+  select c.*
+  from changes as c
+  where false
+  {%- else %}
   select c.*
   from changes as c
   left semi join (select distinct cdc_format, source_table, key, _ord, _scope from new_changes) as g
     on {{ group_on }}
+  {%- endif %}
 ),
 
 {%- else %}
@@ -146,6 +157,45 @@ select
   current_timestamp() as cdc_loaded_at
 from new_changes
 having count(*) > 0
+{%- endmacro %}
+
+
+{#- How many groups (format, source table, key, order, scope) of the changes staged since the last
+    run have more than one member among all staged changes: a scan of the narrow columns only.
+    When none has, the incremental run reads no image (a conflict needs two members). -#}
+{% macro _sequence_groups_shared(group_on) -%}
+  {%- set shared_sql -%}
+with changes as (
+  select
+    s.cdc_format,
+    s.source_table,
+    s.key,
+    s.cdc_loaded_at,
+    {{ spark_cdc.change_order_key('s.seq') }} as _ord,
+    {{ spark_cdc._sequence_order_scope('s.seq', 's.raw_ref') }} as _scope
+  from (
+    {{ spark_cdc.union_staged('change', ['cdc_format', 'source_table', 'key', 'seq', 'raw_ref', 'cdc_loaded_at']) }}
+  ) as s
+  where s.key is not null
+),
+
+new_groups as (
+  select distinct c.cdc_format, c.source_table, c.key, c._ord, c._scope
+  from changes as c
+  cross join (select max(change_loaded_at) as through from {{ this }}) as w
+  where w.through is null or c.cdc_loaded_at > w.through
+)
+
+select count(*) from (
+  select c.key
+  from changes as c
+  left semi join new_groups as g
+    on {{ group_on }}
+  group by c.cdc_format, c.source_table, c.key, c._ord, c._scope
+  having count(*) > 1
+) as shared
+  {%- endset -%}
+  {{ return(run_query(shared_sql)[0][0] | int) }}
 {%- endmacro %}
 
 
