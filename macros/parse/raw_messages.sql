@@ -19,6 +19,12 @@
       {% if cfg.get('partition_column') %}cast(r.{{ q(cfg['partition_column']) }} as string){% else %}cast(null as string){% endif %} as raw_partition,
       {% if cfg.get('ingested_at_column') %}cast(r.{{ q(cfg['ingested_at_column']) }} as timestamp){% else %}cast(null as timestamp){% endif %} as ingested_at
     from {{ rel }} as r
+    {%- if is_incremental() and execute %}
+      {%- set skip = spark_cdc._raw_skip_filter(rel, cfg, 'r') %}
+      {%- if skip %}
+    where {{ skip }}
+      {%- endif %}
+    {%- endif %}
   ) as landed
   {%- if is_incremental() %}
   left join (
@@ -37,6 +43,60 @@
              and seen.raw_value <=> landed.raw_value
              and seen.raw_key <=> landed.raw_key))
   {%- endif %}
+{%- endmacro %}
+
+{#- A predicate on the raw columns, implied by the watermark join below, that Spark can push into
+    the parquet reader, so an incremental run skips the row groups of messages staged before
+    (their order values are below every watermark) instead of reading and checking every landed
+    value: the order column at least the lowest watermark of any partition, or null; or a partition
+    without a watermark (null, or not staged yet). Empty when it cannot be written that way (an
+    order column that is not an integer or timestamp column, a partition whose staged rows have no
+    order value, more than 1,000 partitions): the join alone then decides. Messages landing while
+    the run runs are safe either way: a partition new to the raw table after this query is still
+    new on the next run, and the order bound only ever admits more. -#}
+{% macro _raw_skip_filter(relation, cfg, alias) -%}
+  {%- set order_type = spark_cdc._raw_column_type(relation, cfg['order_column']) -%}
+  {%- set numeric = order_type in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long') -%}
+  {%- if not numeric and order_type != 'timestamp' -%}{{ return('') }}{%- endif -%}
+  {%- set wm = run_query('select cast(raw_ref.partition as string) as p, cast(max(raw_ref.order) as string) as o from ' ~ this ~ ' group by raw_ref.partition') -%}
+  {%- set bounds = [] -%}
+  {%- set known = [] -%}
+  {%- for row in wm -%}
+    {%- if row[1] is none -%}{{ return('') }}{%- endif -%}
+    {%- do bounds.append(row[1] | int) -%}
+    {%- if row[0] is not none -%}{%- do known.append(row[0]) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- if not bounds or known | length > 1000 -%}{{ return('') }}{%- endif -%}
+  {%- set col = alias ~ '.' ~ adapter.quote(cfg['order_column']) -%}
+  {%- set low = bounds | min -%}
+  {%- set parts = [col ~ ' >= ' ~ (low if numeric else 'timestamp_micros(' ~ low ~ ')'), col ~ ' is null'] -%}
+  {%- if cfg.get('partition_column') -%}
+    {%- set pcol = alias ~ '.' ~ adapter.quote(cfg['partition_column']) -%}
+    {%- set ptype = spark_cdc._raw_column_type(relation, cfg['partition_column']) -%}
+    {%- do parts.append(pcol ~ ' is null') -%}
+    {#- Partitions of the raw table not staged yet (a narrow scan of the partition column). -#}
+    {%- set known_sql -%}
+      {%- for k in known %}cast({{ spark_cdc._sql_string(k) }} as {{ ptype }}){{ ', ' if not loop.last }}{% endfor -%}
+    {%- endset -%}
+    {%- set fresh = run_query('select distinct cast(' ~ pcol ~ ' as string) from ' ~ relation ~ ' as ' ~ alias
+                              ~ ' where ' ~ pcol ~ ' is not null' ~ ((' and ' ~ pcol ~ ' not in (' ~ known_sql ~ ')') if known else '')) -%}
+    {%- if fresh | length > 1000 -%}{{ return('') }}{%- endif -%}
+    {%- if fresh | length > 0 -%}
+      {%- set fresh_sql -%}
+        {%- for row in fresh %}cast({{ spark_cdc._sql_string(row[0]) }} as {{ ptype }}){{ ', ' if not loop.last }}{% endfor -%}
+      {%- endset -%}
+      {%- do parts.append(pcol ~ ' in (' ~ fresh_sql ~ ')') -%}
+    {%- endif -%}
+  {%- endif -%}
+  {{ return('(' ~ (parts | join(' or ')) ~ ')') }}
+{%- endmacro %}
+
+{#- The data type of a raw relation's column, lower case ('' when it has none of that name). -#}
+{% macro _raw_column_type(relation, column_name) -%}
+  {%- for col in adapter.get_columns_in_relation(relation) -%}
+    {%- if col.name | lower == column_name | lower -%}{{ return(col.data_type | lower) }}{%- endif -%}
+  {%- endfor -%}
+  {{ return('') }}
 {%- endmacro %}
 
 {#- The order column as decimal(38,0): timestamps as epoch microseconds, dates as epoch days,
