@@ -14,8 +14,11 @@ export PYSPARK_PYTHON ?= $(CURDIR)/$(BIN)/python
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
 # Test processes, each with its own Spark JVM: dbt's compile work is single-threaded Python, so two
-# processes keep both cores busy (whole modules per process: --dist loadfile).
+# processes keep both cores busy (whole modules per process: --dist loadfile). Modules are handed out
+# in collection order, longest first (tests/conftest.py); without --no-loadscope-reorder pytest-xdist
+# would reorder them by their number of tests, starting the one-test reliability modules last.
 PYTEST_WORKERS ?= 2
+XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 .PHONY: demo report test test-long test-matrix lint lint-sql unit integration bench clean
 
@@ -46,17 +49,17 @@ unit: $(STAMP)
 	$(BIN)/pytest tests/unit -q
 
 integration: $(STAMP)
-	$(BIN)/pytest tests/integration -q -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/pytest tests/integration -q $(XDIST)
 
 test: $(STAMP) lint
-	$(BIN)/pytest tests -q -n $(PYTEST_WORKERS) --dist loadfile --durations=15
+	$(BIN)/pytest tests -q $(XDIST) --durations=15
 
 # The reliability tests at full size (README, Reliability): 36 SIGKILL points, 400 random hostile
 # messages per format, 20 schema-drift batches, every conformance module on a 2-worker standalone
 # cluster. `make test` runs them in short form.
 test-long: $(STAMP)
 	SPARK_CDC_KILLS=36 SPARK_CDC_FUZZ_CASES=400 SPARK_CDC_DRIFT_BATCHES=20 SPARK_CDC_CLUSTER_TESTS=all \
-	  $(BIN)/pytest tests/integration/test_reliability_*.py -q -n $(PYTEST_WORKERS) --dist loadfile
+	  $(BIN)/pytest tests/integration/test_reliability_*.py -q $(XDIST) --durations=10
 
 # The suite on each supported dbt-core x pyspark combination, each in its own venv under
 # .venv-matrix/ (README, Supported versions; MATRIX="dbt1.10-pyspark4" for one). About 30 minutes each.

@@ -1,10 +1,12 @@
 """Suite-wide: run the longest integration modules first.
 
 `make test` spreads whole modules over two processes (pytest-xdist, --dist loadfile), handing them
-out in collection order. Collected alphabetically, the longest modules (the reliability tests) came
-last, so one process ran on alone for minutes after the other had finished. Longest first is the
-classic greedy schedule for two machines. The order below is by measured time on 2 cores
-(`--durations`, 2026-11-24), longest first; modules not listed follow in collection order.
+out in collection order (--no-loadscope-reorder: by default xdist puts the modules with the most
+tests first, which started the one-test reliability modules last; seen 2026-11-25). Collected
+alphabetically, the longest modules (the reliability tests) came last, so one process ran on alone
+for minutes after the other had finished. Longest first is the classic greedy schedule for two
+machines. The order below is by measured time on 2 cores (`--durations`, 2026-11-24), longest
+first; modules not listed follow in collection order.
 """
 
 from __future__ import annotations

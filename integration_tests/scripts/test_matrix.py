@@ -83,7 +83,19 @@ def test_combination(combo: Combination, pytest_args: list[str]) -> tuple[str, s
         "VIRTUAL_ENV": str(venv),
     }
     started = time.monotonic()
-    pytest = [str(python), "-m", "pytest", "tests", "-q", "-n", "2", "--dist", "loadfile", *pytest_args]
+    pytest = [
+        str(python),
+        "-m",
+        "pytest",
+        "tests",
+        "-q",
+        "-n",
+        "2",
+        "--dist",
+        "loadfile",
+        "--no-loadscope-reorder",
+        *pytest_args,
+    ]
     code = run(pytest, env)
     minutes = (time.monotonic() - started) / 60
     return ("passed" if code == 0 else f"failed (exit {code})") + f" in {minutes:.0f} min", installed
