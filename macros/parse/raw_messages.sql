@@ -51,20 +51,23 @@
     value: the order column at least the lowest watermark of any partition, or null; or a partition
     without a watermark (null, or not staged yet). Empty when it cannot be written that way (an
     order column that is not an integer or timestamp column, a partition whose staged rows have no
-    order value, more than 1,000 partitions): the join alone then decides. Messages landing while
+    order value, a partition column that is not an integer or string column, more than 1,000
+    partitions): the join alone then decides. Messages landing while
     the run runs are safe either way: a partition new to the raw table after this query is still
     new on the next run, and the order bound only ever admits more. -#}
 {% macro _raw_skip_filter(relation, cfg, alias) -%}
   {%- set order_type = spark_cdc._raw_column_type(relation, cfg['order_column']) -%}
   {%- set numeric = order_type in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long') -%}
   {%- if not numeric and order_type != 'timestamp' -%}{{ return('') }}{%- endif -%}
-  {%- set wm = run_query('select cast(raw_ref.partition as string) as p, cast(max(raw_ref.order) as string) as o from ' ~ this ~ ' group by raw_ref.partition') -%}
+  {#- Values read with a one-character prefix: run_query guesses types from text ('007' would come
+      back as the number 7, and then name another partition). -#}
+  {%- set wm = run_query("select concat('v', raw_ref.partition) as p, concat('v', cast(max(raw_ref.order) as string)) as o from " ~ this ~ ' group by raw_ref.partition') -%}
   {%- set bounds = [] -%}
   {%- set known = [] -%}
   {%- for row in wm -%}
     {%- if row[1] is none -%}{{ return('') }}{%- endif -%}
-    {%- do bounds.append(row[1] | int) -%}
-    {%- if row[0] is not none -%}{%- do known.append(row[0]) -%}{%- endif -%}
+    {%- do bounds.append(row[1][1:] | int) -%}
+    {%- if row[0] is not none -%}{%- do known.append(row[0][1:]) -%}{%- endif -%}
   {%- endfor -%}
   {%- if not bounds or known | length > 1000 -%}{{ return('') }}{%- endif -%}
   {%- set col = alias ~ '.' ~ adapter.quote(cfg['order_column']) -%}
@@ -73,17 +76,18 @@
   {%- if cfg.get('partition_column') -%}
     {%- set pcol = alias ~ '.' ~ adapter.quote(cfg['partition_column']) -%}
     {%- set ptype = spark_cdc._raw_column_type(relation, cfg['partition_column']) -%}
+    {%- if ptype not in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long', 'string') -%}{{ return('') }}{%- endif -%}
     {%- do parts.append(pcol ~ ' is null') -%}
     {#- Partitions of the raw table not staged yet (a narrow scan of the partition column). -#}
     {%- set known_sql -%}
       {%- for k in known %}cast({{ spark_cdc._sql_string(k) }} as {{ ptype }}){{ ', ' if not loop.last }}{% endfor -%}
     {%- endset -%}
-    {%- set fresh = run_query('select distinct cast(' ~ pcol ~ ' as string) from ' ~ relation ~ ' as ' ~ alias
+    {%- set fresh = run_query("select distinct concat('v', cast(" ~ pcol ~ ' as string)) from ' ~ relation ~ ' as ' ~ alias
                               ~ ' where ' ~ pcol ~ ' is not null' ~ ((' and ' ~ pcol ~ ' not in (' ~ known_sql ~ ')') if known else '')) -%}
     {%- if fresh | length > 1000 -%}{{ return('') }}{%- endif -%}
     {%- if fresh | length > 0 -%}
       {%- set fresh_sql -%}
-        {%- for row in fresh %}cast({{ spark_cdc._sql_string(row[0]) }} as {{ ptype }}){{ ', ' if not loop.last }}{% endfor -%}
+        {%- for row in fresh %}cast({{ spark_cdc._sql_string(row[0][1:]) }} as {{ ptype }}){{ ', ' if not loop.last }}{% endfor -%}
       {%- endset -%}
       {%- do parts.append(pcol ~ ' in (' ~ fresh_sql ~ ')') -%}
     {%- endif -%}
