@@ -59,15 +59,16 @@
   {%- set order_type = spark_cdc._raw_column_type(relation, cfg['order_column']) -%}
   {%- set numeric = order_type in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long') -%}
   {%- if not numeric and order_type != 'timestamp' -%}{{ return('') }}{%- endif -%}
-  {#- Values read with a one-character prefix: run_query guesses types from text ('007' would come
-      back as the number 7, and then name another partition). -#}
-  {%- set wm = run_query("select concat('v', raw_ref.partition) as p, concat('v', cast(max(raw_ref.order) as string)) as o from " ~ this ~ ' group by raw_ref.partition') -%}
+  {#- Read as text (_cdc_parts_text_rows): run_query guesses types from text ('007' would come back
+      as the number 7, and then name another partition). -#}
+  {%- set wm = spark_cdc._cdc_parts_text_rows("concat('v', w.p), concat('v', cast(w.o as string))",
+        '(select raw_ref.partition as p, max(raw_ref.order) as o from ' ~ this ~ ' group by raw_ref.partition) as w', 2) -%}
   {%- set bounds = [] -%}
   {%- set known = [] -%}
   {%- for row in wm -%}
     {%- if row[1] is none -%}{{ return('') }}{%- endif -%}
-    {%- do bounds.append(row[1][1:] | int) -%}
-    {%- if row[0] is not none -%}{%- do known.append(row[0][1:]) -%}{%- endif -%}
+    {%- do bounds.append(row[1] | int) -%}
+    {%- if row[0] is not none -%}{%- do known.append(row[0]) -%}{%- endif -%}
   {%- endfor -%}
   {%- if not bounds or known | length > 1000 -%}{{ return('') }}{%- endif -%}
   {%- set col = alias ~ '.' ~ adapter.quote(cfg['order_column']) -%}
@@ -82,12 +83,13 @@
     {%- set known_sql -%}
       {%- for k in known %}cast({{ spark_cdc._sql_string(k) }} as {{ ptype }}){{ ', ' if not loop.last }}{% endfor -%}
     {%- endset -%}
-    {%- set fresh = run_query("select distinct concat('v', cast(" ~ pcol ~ ' as string)) from ' ~ relation ~ ' as ' ~ alias
-                              ~ ' where ' ~ pcol ~ ' is not null' ~ ((' and ' ~ pcol ~ ' not in (' ~ known_sql ~ ')') if known else '')) -%}
+    {%- set fresh = spark_cdc._cdc_parts_text_rows("concat('v', cast(" ~ pcol ~ ' as string))',
+          relation ~ ' as ' ~ alias ~ ' where ' ~ pcol ~ ' is not null'
+          ~ ((' and ' ~ pcol ~ ' not in (' ~ known_sql ~ ')') if known else ''), 1) -%}
     {%- if fresh | length > 1000 -%}{{ return('') }}{%- endif -%}
     {%- if fresh | length > 0 -%}
       {%- set fresh_sql -%}
-        {%- for row in fresh %}cast({{ spark_cdc._sql_string(row[0][1:]) }} as {{ ptype }}){{ ', ' if not loop.last }}{% endfor -%}
+        {%- for row in fresh %}cast({{ spark_cdc._sql_string(row[0]) }} as {{ ptype }}){{ ', ' if not loop.last }}{% endfor -%}
       {%- endset -%}
       {%- do parts.append(pcol ~ ' in (' ~ fresh_sql ~ ')') -%}
     {%- endif -%}
@@ -108,18 +110,14 @@
 {% macro _raw_order_expr(relation, column_name, format) -%}
   {%- set data_type = 'bigint' -%}
   {%- if execute -%}
-    {%- set found = [] -%}
-    {%- for col in adapter.get_columns_in_relation(relation) -%}
-      {%- if col.name | lower == column_name | lower -%}{%- do found.append(col.data_type | lower) -%}{%- endif -%}
-    {%- endfor -%}
-    {%- if not found -%}
+    {%- set data_type = spark_cdc._raw_column_type(relation, column_name) -%}
+    {%- if not data_type -%}
       {% set msg %}
 spark_cdc: order column '{{ column_name }}' not found in raw relation {{ relation }} (format {{ format }}).
 Fix: set var('spark_cdc').formats.{{ format }}.order_column to a column that orders the landed messages (for example a Kafka offset or an ingestion timestamp).
       {% endset %}
       {{ exceptions.raise_compiler_error(msg | trim) }}
     {%- endif -%}
-    {%- set data_type = found[0] -%}
   {%- endif -%}
   {%- set col = 'r.' ~ adapter.quote(column_name) -%}
   {%- if data_type.startswith('timestamp') -%}
