@@ -9,18 +9,20 @@
   {%- set cfg = spark_cdc.format_config(format) -%}
   {%- set rel = spark_cdc.raw_relation(format) -%}
   {%- set q = adapter.quote -%}
+  {#- The raw relation's columns, looked up once (each lookup may be a DESCRIBE). -#}
+  {%- set column_types = spark_cdc._raw_column_types(rel) if execute else {} -%}
   select
     raw_value, raw_key, raw_order, raw_partition, ingested_at
   from (
     select
       {{ spark_cdc._checked_raw_value("cast(r." ~ q(cfg['value_column']) ~ " as string)") }} as raw_value,
       {% if cfg.get('key_column') %}cast(r.{{ q(cfg['key_column']) }} as string){% else %}cast(null as string){% endif %} as raw_key,
-      {{ spark_cdc._raw_order_expr(rel, cfg['order_column'], format) }} as raw_order,
+      {{ spark_cdc._raw_order_expr(rel, cfg['order_column'], format, column_types) }} as raw_order,
       {% if cfg.get('partition_column') %}cast(r.{{ q(cfg['partition_column']) }} as string){% else %}cast(null as string){% endif %} as raw_partition,
       {% if cfg.get('ingested_at_column') %}cast(r.{{ q(cfg['ingested_at_column']) }} as timestamp){% else %}cast(null as timestamp){% endif %} as ingested_at
     from {{ rel }} as r
     {%- if is_incremental() and execute %}
-      {%- set skip = spark_cdc._raw_skip_filter(rel, cfg, 'r') %}
+      {%- set skip = spark_cdc._raw_skip_filter(rel, cfg, 'r', column_types) %}
       {%- if skip %}
     where {{ skip }}
       {%- endif %}
@@ -55,8 +57,8 @@
     partitions): the join alone then decides. Messages landing while
     the run runs are safe either way: a partition new to the raw table after this query is still
     new on the next run, and the order bound only ever admits more. -#}
-{% macro _raw_skip_filter(relation, cfg, alias) -%}
-  {%- set order_type = spark_cdc._raw_column_type(relation, cfg['order_column']) -%}
+{% macro _raw_skip_filter(relation, cfg, alias, column_types) -%}
+  {%- set order_type = column_types.get(cfg['order_column'] | lower, '') -%}
   {%- set numeric = order_type in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long') -%}
   {%- if not numeric and order_type != 'timestamp' -%}{{ return('') }}{%- endif -%}
   {#- Read as text (_cdc_parts_text_rows): run_query guesses types from text ('007' would come back
@@ -76,7 +78,7 @@
   {%- set parts = [col ~ ' >= ' ~ (low if numeric else 'timestamp_micros(' ~ low ~ ')'), col ~ ' is null'] -%}
   {%- if cfg.get('partition_column') -%}
     {%- set pcol = alias ~ '.' ~ adapter.quote(cfg['partition_column']) -%}
-    {%- set ptype = spark_cdc._raw_column_type(relation, cfg['partition_column']) -%}
+    {%- set ptype = column_types.get(cfg['partition_column'] | lower, '') -%}
     {%- if ptype not in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long', 'string') -%}{{ return('') }}{%- endif -%}
     {%- do parts.append(pcol ~ ' is null') -%}
     {#- Partitions of the raw table not staged yet (a narrow scan of the partition column). -#}
@@ -97,20 +99,21 @@
   {{ return('(' ~ (parts | join(' or ')) ~ ')') }}
 {%- endmacro %}
 
-{#- The data type of a raw relation's column, lower case ('' when it has none of that name). -#}
-{% macro _raw_column_type(relation, column_name) -%}
+{#- A raw relation's columns: lower-case name -> lower-case data type. -#}
+{% macro _raw_column_types(relation) -%}
+  {%- set types = {} -%}
   {%- for col in adapter.get_columns_in_relation(relation) -%}
-    {%- if col.name | lower == column_name | lower -%}{{ return(col.data_type | lower) }}{%- endif -%}
+    {%- do types.setdefault(col.name | lower, col.data_type | lower) -%}
   {%- endfor -%}
-  {{ return('') }}
+  {{ return(types) }}
 {%- endmacro %}
 
 {#- The order column as decimal(38,0): timestamps as epoch microseconds, dates as epoch days,
     numbers (or numeric strings) as they are. -#}
-{% macro _raw_order_expr(relation, column_name, format) -%}
+{% macro _raw_order_expr(relation, column_name, format, column_types) -%}
   {%- set data_type = 'bigint' -%}
   {%- if execute -%}
-    {%- set data_type = spark_cdc._raw_column_type(relation, column_name) -%}
+    {%- set data_type = column_types.get(column_name | lower, '') -%}
     {%- if not data_type -%}
       {% set msg %}
 spark_cdc: order column '{{ column_name }}' not found in raw relation {{ relation }} (format {{ format }}).
