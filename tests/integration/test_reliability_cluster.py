@@ -9,9 +9,13 @@ integration project's, with only ``spark.master`` changed (SPARK_CDC_MASTER).
    their contract tests) runs on the cluster in its own process; every table and view it builds must
    equal the same build run locally in this process.
 2. Conformance tests run on the cluster, unchanged, in a pytest subprocess: the assertions that pass
-   locally must pass there. Short form: one test each of DSQL (chunk reassembly: the CRC32C UDF on
-   the executors) and CockroachDB (VARIANT parsing, HLC order); SPARK_CDC_CLUSTER_TESTS=all
-   (`make test-long`) runs all five formats' conformance modules.
+   locally must pass there.
+
+Short form (`make test`): the demo's three targets (SCD1, SCD2 and SCD2 on a column subset, fed by the
+Debezium staging: type-decoding UDFs on the executors) with the package's models and every contract
+test on them, and one conformance test each of DSQL (chunk reassembly: the CRC32C UDF on the
+executors) and CockroachDB (VARIANT parsing, HLC order). SPARK_CDC_CLUSTER_TESTS=all
+(`make test-long`) builds the whole demo project and runs all five formats' conformance modules.
 """
 
 from __future__ import annotations
@@ -124,7 +128,13 @@ def demo_messages() -> list[str]:
     return read_jsonl_messages(str(CORPUS / "debezium-postgres-data-schema-include.txt"))
 
 
-DEMO_BUILD = ("build", "--exclude", "udf_smoke_sql", "udf_smoke_python")
+LONG = os.environ.get("SPARK_CDC_CLUSTER_TESTS") == "all"
+DEMO_TARGETS = ("products", "products_history", "products_weight_history")
+DEMO_BUILD = (
+    ("build", "--exclude", "udf_smoke_sql", "udf_smoke_python")
+    if LONG
+    else ("build", "--select", "package:spark_cdc", *DEMO_TARGETS)
+)
 
 
 def test_demo_and_conformance_on_a_standalone_cluster_equal_the_local_run(
@@ -133,17 +143,28 @@ def test_demo_and_conformance_on_a_standalone_cluster_equal_the_local_run(
     # The local run: the demo's landing and build, narrowed to Debezium (the demo lands only
     # Debezium messages), in this process.
     monkeypatch.setenv("SPARK_CDC_IT_FORMATS", "debezium")
+    clock = [time.monotonic()]
+    took: dict[str, float] = {}
+
+    def lap(name: str) -> None:
+        now = time.monotonic()
+        took[name] = now - clock[0]
+        clock[0] = now
+
     land_messages(project.spark, f"{schema}_raw", "debezium", demo_messages())
     project.dbt(*DEMO_BUILD)
     from crash_harness import schema_rows
 
     local = stable(schema_rows(project.spark, schema))
     assert local["products"] and local["cdc_changes"]
+    assert all(local[t] for t in DEMO_TARGETS)
+    lap("local demo")
 
     wrapper, marks = poisoned_python(tmp_path)
     home = tmp_path / "home"
     home.mkdir()
     with standalone_cluster(tmp_path / "cluster") as url:
+        lap("cluster start")
         env = {
             **os.environ,
             "SPARK_CDC_MASTER": url,
@@ -178,6 +199,7 @@ def test_demo_and_conformance_on_a_standalone_cluster_equal_the_local_run(
         assert remote.keys() == local.keys()
         for name in local:
             assert remote[name] == local[name], name
+        lap("demo on the cluster")
 
         # Both workers ran Python tasks, none of them with the package.
         ran = {
@@ -185,7 +207,7 @@ def test_demo_and_conformance_on_a_standalone_cluster_equal_the_local_run(
         }
         assert ran == {str(n) for n in range(WORKERS)}, marks.read_text()
 
-        selected = ALL if os.environ.get("SPARK_CDC_CLUSTER_TESTS") == "all" else SHORT
+        selected = ALL if LONG else SHORT
         env.pop("SPARK_CDC_IT_FORMATS")
         conformance_home = tmp_path / "conformance_home"
         env["SPARK_CDC_TEST_HOME"] = str(conformance_home)
@@ -203,4 +225,6 @@ def test_demo_and_conformance_on_a_standalone_cluster_equal_the_local_run(
         )
         assert tests.returncode == 0, tests.stdout[-6000:] + tests.stderr[-2000:]
         summary = tests.stdout.strip().splitlines()[-1]
-        print(f"\ncluster: {WORKERS} workers; conformance on the cluster: {summary}")
+        lap("conformance on the cluster")
+        times = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in took.items())
+        print(f"\ncluster: {WORKERS} workers; conformance on the cluster: {summary}; {times}")
