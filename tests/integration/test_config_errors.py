@@ -126,6 +126,10 @@ CASES: dict[str, Case] = {
         materialized="cdc_scd2",
         columns=(("id", "int"), ("_cdc_changes", "string")),
     ),
+    # Another model named like one of the target's hidden tables (CLASHING, a plain view).
+    "hidden_name_taken": Case(
+        KEY, ("hidden tables named 'hidden_name_taken__cdc_*'", "'hidden_name_taken__cdc_next'")
+    ),
     # Only visible against the change images (columns='*': the images decide the columns).
     "key_absent_from_images": Case(
         "unique_key='sku', columns='*'", ("unique_key column 'sku'", "nor carried by the change images")
@@ -135,6 +139,9 @@ CASES: dict[str, Case] = {
     ),
 }
 GOOD = "good_products"
+# Not a CDC target: a view named like a hidden table of the hidden_name_taken target. It builds; the
+# target fails, so never replaces it.
+CLASHING = "hidden_name_taken__cdc_next"
 
 
 def model_sql(case: Case) -> str:
@@ -194,6 +201,7 @@ def errors(project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Ite
             yml.append(f"  - name: {name}\n" + yml_columns(columns))
         (path / "models" / f"{GOOD}.sql").write_text(model_sql(Case(KEY, ())))
         yml.append(f"  - name: {GOOD}\n" + yml_columns(default_columns))
+        (path / "models" / f"{CLASHING}.sql").write_text("select 1 as mine\n")
         (path / "models" / "models.yml").write_text("\n".join(yml) + "\n")
         side = DbtProject(str(path), profiles_dir=project.profiles_dir)
         side.dbt("deps", "--quiet")
@@ -209,8 +217,9 @@ def errors(project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 def test_every_mistake_fails_alone_and_the_correct_model_builds(project: DbtProject, errors: Errors) -> None:
     messages = errors.messages
-    assert set(messages) == {*CASES, GOOD}
-    assert {name for name, (status, _) in messages.items() if status == "success"} == {GOOD}
+    assert set(messages) == {*CASES, GOOD, CLASHING}
+    assert {name for name, (status, _) in messages.items() if status == "success"} == {GOOD, CLASHING}
+    assert project.rows(f"select * from `{SCHEMA}`.{CLASHING}") == [{"mine": 1}]
     rows = project.rows(f"select id, name from `{SCHEMA}`.{GOOD} order by id")
     assert len(rows) == 10 and rows[0] == {"id": 101, "name": "scooter"}
 
@@ -228,6 +237,8 @@ def test_mistake_is_named_with_its_fix_before_anything_is_written(
     if name == "not_built_by_cdc":
         assert project.rows(f"select * from `{SCHEMA}`.{name}") == [{"id": 1, "name": "mine"}]
         written.remove(name)
+    if name == "hidden_name_taken":
+        written.remove(CLASHING)
     # Nothing of the model: no target, no version or state table. (Mistakes only visible against
     # the change images leave the view over the model's SQL, `<model>__cdc_input`: it holds no data.)
     assert not [t for t in written if t == name or (t.startswith(f"{name}__") and t != f"{name}__cdc_input")]

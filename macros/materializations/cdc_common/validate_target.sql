@@ -124,6 +124,24 @@ Fix: name the column(s) of the model's output that order a key's changes, most s
     {{ exceptions.raise_compiler_error(msg | trim) }}
   {%- endif -%}
 
+  {#- The target keeps hidden tables named `<alias>__cdc_<role>` beside it (versions, state,
+      partitions, a run's work tables), which its runs create, replace and drop: another node of
+      the project materialized under such a name in the same schema would be overwritten. -#}
+  {%- if execute -%}
+    {%- set hidden_prefix = (model['alias'] ~ '__cdc_') | lower -%}
+    {%- for node in graph.nodes.values()
+          if node.resource_type in ('model', 'seed', 'snapshot')
+          and node.unique_id != model['unique_id']
+          and (node.schema or '') | lower == (model['schema'] or '') | lower
+          and ((node.alias or node.name) | lower).startswith(hidden_prefix) -%}
+      {% set msg %}
+spark_cdc: model '{{ model_name }}' ({{ materialization }}) keeps hidden tables named '{{ model['alias'] }}__cdc_*' in schema '{{ model['schema'] }}', and {{ node.resource_type }} '{{ node.name }}' ({{ node.unique_id }}) is materialized as '{{ node.alias or node.name }}' there: the target's runs would replace or drop it.
+Fix: rename '{{ node.name }}' or give it another alias (config(alias=...)) or schema; or give '{{ model_name }}' another alias.
+      {% endset %}
+      {{ exceptions.raise_compiler_error(msg | trim) }}
+    {%- endfor -%}
+  {%- endif -%}
+
   {{ return({
       'infer_columns': infer_columns,
       'column_list': column_list,
