@@ -58,8 +58,9 @@
     the run runs are safe either way: a partition new to the raw table after this query is still
     new on the next run, and the order bound only ever admits more. -#}
 {% macro _raw_skip_filter(relation, cfg, alias, column_types) -%}
+  {%- set integer_types = ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long') -%}
   {%- set order_type = column_types.get(cfg['order_column'] | lower, '') -%}
-  {%- set numeric = order_type in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long') -%}
+  {%- set numeric = order_type in integer_types -%}
   {%- if not numeric and order_type != 'timestamp' -%}{{ return('') }}{%- endif -%}
   {#- Read as text (_cdc_parts_text_rows): run_query guesses types from text ('007' would come back
       as the number 7, and then name another partition). -#}
@@ -79,7 +80,7 @@
   {%- if cfg.get('partition_column') -%}
     {%- set pcol = alias ~ '.' ~ adapter.quote(cfg['partition_column']) -%}
     {%- set ptype = column_types.get(cfg['partition_column'] | lower, '') -%}
-    {%- if ptype not in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long', 'string') -%}{{ return('') }}{%- endif -%}
+    {%- if ptype not in integer_types and ptype != 'string' -%}{{ return('') }}{%- endif -%}
     {%- do parts.append(pcol ~ ' is null') -%}
     {#- Partitions of the raw table not staged yet (a narrow scan of the partition column). -#}
     {%- set known_sql -%}
