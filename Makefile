@@ -54,11 +54,12 @@ integration: $(STAMP)
 test: $(STAMP) lint
 	$(BIN)/pytest tests -q $(XDIST) --durations=15
 
-# The reliability tests at full size (README, Reliability): 36 SIGKILL points, 400 random hostile
-# messages per format, 20 schema-drift batches, every conformance module on a 2-worker standalone
-# cluster. `make test` runs them in short form.
+# The reliability tests at full size (README, Reliability): 36 SIGKILL points over 3 batches, 400
+# random hostile messages per format, 20 schema-drift batches, every conformance module on a 2-worker
+# standalone cluster. `make test` runs them in short form.
 test-long: $(STAMP)
-	SPARK_CDC_KILLS=36 SPARK_CDC_FUZZ_CASES=400 SPARK_CDC_DRIFT_BATCHES=20 SPARK_CDC_CLUSTER_TESTS=all \
+	SPARK_CDC_KILLS=36 SPARK_CDC_KILL_BATCHES=3 SPARK_CDC_FUZZ_CASES=400 SPARK_CDC_DRIFT_BATCHES=20 \
+	  SPARK_CDC_CLUSTER_TESTS=all \
 	  $(BIN)/pytest tests/integration/test_reliability_*.py -q $(XDIST) --durations=10
 
 # The suite on each supported dbt-core x pyspark combination, each in its own venv under

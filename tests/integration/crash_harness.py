@@ -7,13 +7,17 @@ kill point is the N-th statement dbt sends to Spark in this process (every SQL s
 dbt-spark's cursor and every Python model), either before it starts (``delay`` 0) or ``delay``
 seconds after it started (mid-write when the statement takes that long).
 
-The spec (JSON): project_dir, profiles_dir, args (the dbt command), and optionally
+The spec (JSON): project_dir, profiles_dir, and either the keys of one step or ``steps``, a list of
+steps run in order in this process (a step that fails ends the process). A step has args (the dbt
+command) and optionally
 - land: {"schema": ..., "tables": {table: [message, ...]}}: appended first, before any kill point
   can fire (landing is the connector's job, not the run under test);
-- kill_at, delay: the kill point (0 or absent: never);
+- kill_at, delay: the kill point, counted from the start of this step's command (0 or absent: never);
 - dump: {name: sql}: queries run after a successful command, results written to ``dump_path``;
 - dump_schema: a schema whose every table and view (hidden ``__cdc_`` tables aside) is dumped too;
 - stats_path: where the number of statements and the outcome are written.
+Several steps in one process spare a JVM start: a completing run and the next batch's killed run
+share one process, as a scheduler that re-runs a job and then runs the next would.
 """
 
 from __future__ import annotations
@@ -34,11 +38,19 @@ def _kill_group() -> None:
 class KillPoint:
     """Counts statements; fires the kill at the chosen one."""
 
-    def __init__(self, kill_at: int, delay: float) -> None:
-        self.kill_at = kill_at
-        self.delay = delay
+    def __init__(self) -> None:
+        self.kill_at = 0
+        self.delay = 0.0
         self.count = 0
         self.active = False
+        self.timer: threading.Timer | None = None
+
+    def arm(self, kill_at: int, delay: float) -> None:
+        """Count from zero, and fire at statement ``kill_at`` (0: never). A delayed kill of an
+        earlier step that has not fired yet is called off: it belongs to that step."""
+        if self.timer is not None:
+            self.timer.cancel()
+        self.kill_at, self.delay, self.count, self.active = kill_at, delay, 0, True
 
     def step(self) -> None:
         if not self.active:
@@ -48,9 +60,9 @@ class KillPoint:
             return
         if self.delay <= 0:
             _kill_group()
-        timer = threading.Timer(self.delay, _kill_group)
-        timer.daemon = True
-        timer.start()
+        self.timer = threading.Timer(self.delay, _kill_group)
+        self.timer.daemon = True
+        self.timer.start()
 
 
 def install(point: KillPoint) -> None:
@@ -86,44 +98,51 @@ def schema_rows(spark: Any, schema: str) -> dict[str, list[dict[str, Any]]]:
     return {n: rows(spark, f"select * from {quoted}.`{n}`") for n in names if "__cdc_" not in n}
 
 
-def main(spec_path: str) -> int:
-    spec = json.loads(Path(spec_path).read_text())
-    from dbt.cli.main import dbtRunner
+def run_step(runner: Any, common: list[str], point: KillPoint, step: dict[str, Any]) -> bool:
+    """One step of the spec: land, run the command (with its kill point armed), write stats and dump."""
     from dbt_spark_cdc.testing import land_messages
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
 
-    point = KillPoint(int(spec.get("kill_at") or 0), float(spec.get("delay") or 0))
-    install(point)
-    common = ["--project-dir", spec["project_dir"], "--profiles-dir", spec["profiles_dir"]]
-    runner = dbtRunner()
-    spark = None
-    if spec.get("land"):
-        debug = runner.invoke(["debug", *common])
-        if not debug.success:
-            print(f"crash_harness: dbt debug failed: {debug.exception}", file=sys.stderr)
-            return 1
-        from pyspark.sql import SparkSession
-
+    if step.get("land"):
+        if SparkContext._active_spark_context is None:
+            debug = runner.invoke(["debug", *common])
+            if not debug.success:
+                print(f"crash_harness: dbt debug failed: {debug.exception}", file=sys.stderr)
+                return False
         spark = SparkSession.builder.getOrCreate()
-        for table, messages in spec["land"]["tables"].items():
-            land_messages(spark, spec["land"]["schema"], table, messages)
-    point.active = True
-    result = runner.invoke([*spec["args"], *common])
+        for table, messages in step["land"]["tables"].items():
+            land_messages(spark, step["land"]["schema"], table, messages)
+    point.arm(int(step.get("kill_at") or 0), float(step.get("delay") or 0))
+    result = runner.invoke([*step["args"], *common])
     point.active = False
     outcome = {"statements": point.count, "success": bool(result.success)}
     if not result.success:
         messages = [str(r.message) for r in getattr(result.result, "results", None) or []]
         outcome["messages"] = messages or [str(result.exception)]
-    if spec.get("stats_path"):
-        Path(spec["stats_path"]).write_text(json.dumps(outcome))
-    if result.success and (spec.get("dump") or spec.get("dump_schema")):
-        from pyspark.sql import SparkSession
+    if step.get("stats_path"):
+        Path(step["stats_path"]).write_text(json.dumps(outcome))
+    if result.success and (step.get("dump") or step.get("dump_schema")):
+        spark = SparkSession.builder.getOrCreate()
+        dump = {name: rows(spark, sql) for name, sql in (step.get("dump") or {}).items()}
+        if step.get("dump_schema"):
+            dump.update(schema_rows(spark, step["dump_schema"]))
+        Path(step["dump_path"]).write_text(json.dumps(dump))
+    return bool(result.success)
 
-        spark = spark or SparkSession.builder.getOrCreate()
-        dump = {name: rows(spark, sql) for name, sql in (spec.get("dump") or {}).items()}
-        if spec.get("dump_schema"):
-            dump.update(schema_rows(spark, spec["dump_schema"]))
-        Path(spec["dump_path"]).write_text(json.dumps(dump))
-    return 0 if result.success else 1
+
+def main(spec_path: str) -> int:
+    spec = json.loads(Path(spec_path).read_text())
+    from dbt.cli.main import dbtRunner
+
+    point = KillPoint()
+    install(point)
+    common = ["--project-dir", spec["project_dir"], "--profiles-dir", spec["profiles_dir"]]
+    runner = dbtRunner()
+    for step in spec.get("steps") or [spec]:
+        if not run_step(runner, common, point, step):
+            return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Crash safety and concurrent runs, with real processes.
 
 A throwaway project (Debezium and Aurora DSQL staging, the change stream, SCD1 and SCD2 targets:
-flat and partitioned parquet, a DSQL chunk that completes over three batches) is built batch
+flat and partitioned parquet, a DSQL chunk that completes over several batches) is built batch
 by batch twice:
 - uninterrupted, in this pytest process (the reference), counting the statements each build sends;
 - in separate processes with their own metastore and warehouse (crash_harness.py), each killed
@@ -12,11 +12,13 @@ After every batch the completed run's tables must equal the reference's: targets
 quarantine and skip counts, staged row counts and pending DSQL chunks (no lost change, no
 duplicate, no half-written table; a stuck watermark would show in the next batch).
 
-Before the last batch's completing run, two runs start at the same moment on the same metastore:
-one must finish correctly, the other fail cleanly before touching anything, naming the holder.
+A batch's completing run shares its process with the next batch's first killed run (one JVM start
+for both, as a scheduler that re-runs a job and then runs the next would). For the last batch, two
+runs start at the same moment on the same metastore: one must finish correctly, the other fail
+cleanly before touching anything, naming the holder.
 
-Kill points: SPARK_CDC_KILLS (default 3, one per batch; `make test-long` sets 36), seed
-SPARK_CDC_KILL_SEED.
+Kill points: SPARK_CDC_KILLS (default 2, one per batch; `make test-long` sets 36) over
+SPARK_CDC_KILL_BATCHES batches (default 2; `make test-long` sets 3), seed SPARK_CDC_KILL_SEED.
 """
 
 from __future__ import annotations
@@ -42,7 +44,9 @@ pytestmark = pytest.mark.integration
 
 HARNESS = Path(__file__).with_name("crash_harness.py")
 ROOT = Path(__file__).resolve().parents[2]
-KILLS = int(os.environ.get("SPARK_CDC_KILLS", "3"))
+KILLS = int(os.environ.get("SPARK_CDC_KILLS", "2"))
+BATCHES = int(os.environ.get("SPARK_CDC_KILL_BATCHES", "2"))
+assert BATCHES in (2, 3), "SPARK_CDC_KILL_BATCHES: 2 or 3"
 SEED = int(os.environ.get("SPARK_CDC_KILL_SEED", "20261123"))
 DELAYS = (0.0, 0.0, 0.3, 1.0, 2.0)  # 0: before the statement starts; else seconds into it
 
@@ -103,9 +107,10 @@ def crash_project(path: Path, schema: str) -> Path:
 
 
 def batches() -> list[dict[str, list[str]]]:
-    """Three batches: the MERGE tests' Debezium history (late changes, a key moving between
+    """BATCHES batches: the MERGE tests' Debezium history (late changes, a key moving between
     partitions, a primary-key change, redelivery, a truncate) and a DSQL chunk whose fragments and
-    main record arrive out of order over all three, with a redelivered fragment."""
+    main record arrive out of order over all of them, with a redelivered fragment. With two
+    batches, the second holds what the third would have."""
     deb = debezium_batches()
     main, frags = chunk_record(big_order(TS_NS + 10, 3, "Ünïcødé 😀 " * 40), {"after": "chunk-crash"})
     main_text, f0, f1, f2 = dumps([main, *frags])
@@ -117,11 +122,14 @@ def batches() -> list[dict[str, list[str]]]:
             record("d", "order_items", TS_NS + 20, None, other),
         ]
     )
-    return [
+    three = [
         {"debezium": deb[0] + deb[1], "aurora_dsql": [f2, older, insert]},
         {"debezium": deb[2] + deb[3], "aurora_dsql": [f0, main_text, f2]},
         {"debezium": deb[4] + deb[5], "aurora_dsql": [f1, delete]},
     ]
+    if BATCHES == 3:
+        return three
+    return [three[0], {table: three[1][table] + three[2][table] for table in three[1]}]
 
 
 def dump_queries(schema: str) -> dict[str, str]:
@@ -193,13 +201,16 @@ class Harness:
         }
         self.env.pop("SPARK_CDC_LOCK_TIMEOUT", None)
         self.runs = 0
+        self.steps = 0
 
-    def start(self, kill_at: int = 0, delay: float = 0.0, land: dict[str, list[str]] | None = None) -> Any:
-        self.runs += 1
-        tag = f"run{self.runs}"
-        spec = {
-            "project_dir": str(self.side_dir),
-            "profiles_dir": str(ROOT / "integration_tests"),
+    def step(
+        self, kill_at: int = 0, delay: float = 0.0, land: dict[str, list[str]] | None = None
+    ) -> dict[str, Any]:
+        """One build: landing first (if any), killed at statement `kill_at` (0: never), dumped when it
+        completes."""
+        self.steps += 1
+        tag = f"step{self.steps}"
+        return {
             "args": list(BUILD),
             "kill_at": kill_at,
             "delay": delay,
@@ -208,6 +219,13 @@ class Harness:
             "dump_path": str(self.home / f"{tag}.dump.json"),
             "stats_path": str(self.home / f"{tag}.stats.json"),
         }
+
+    def start(self, *steps: dict[str, Any]) -> Any:
+        """A process running `steps` in order (one JVM start for all of them)."""
+        self.runs += 1
+        tag = f"run{self.runs}"
+        spec = {"project_dir": str(self.side_dir), "profiles_dir": str(ROOT / "integration_tests")}
+        spec["steps"] = list(steps)  # type: ignore[assignment]
         spec_path = self.home / f"{tag}.spec.json"
         spec_path.write_text(json.dumps(spec))
         log = open(self.home / f"{tag}.log", "w")  # noqa: SIM115 (closed by finish)
@@ -218,21 +236,27 @@ class Harness:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        proc.spec = spec  # type: ignore[attr-defined]
+        proc.steps = steps  # type: ignore[attr-defined]
         proc.log = log  # type: ignore[attr-defined]
         return proc
 
-    def finish(self, proc: Any, timeout: float = 900) -> tuple[int, dict[str, Any], dict[str, Any] | None]:
+    def finish(
+        self, proc: Any, timeout: float = 900
+    ) -> tuple[int, list[tuple[dict[str, Any], dict[str, Any] | None]]]:
+        """The exit code, and each step's outcome and (when it completed) dump."""
         try:
             rc = proc.wait(timeout=timeout)
         finally:
             proc.log.close()
             with contextlib.suppress(ProcessLookupError):  # a JVM that outlived its parent
                 os.killpg(proc.pid, signal.SIGKILL)
-        stats_path, dump_path = Path(proc.spec["stats_path"]), Path(proc.spec["dump_path"])
-        stats = json.loads(stats_path.read_text()) if stats_path.exists() else {}
-        dump = json.loads(dump_path.read_text()) if dump_path.exists() else None
-        return rc, stats, (stable(dump) if dump is not None else None)
+        results = []
+        for step in proc.steps:
+            stats_path, dump_path = Path(step["stats_path"]), Path(step["dump_path"])
+            stats = json.loads(stats_path.read_text()) if stats_path.exists() else {}
+            dump = json.loads(dump_path.read_text()) if dump_path.exists() else None
+            results.append((stats, stable(dump) if dump is not None else None))
+        return rc, results
 
     def log(self, proc: Any) -> str:
         return Path(proc.log.name).read_text()[-3000:]
@@ -253,38 +277,40 @@ def test_killed_runs_rerun_to_the_tables_of_an_uninterrupted_run(
     n_batches = len(expected)
     plan = [KILLS // n_batches + (1 if b < KILLS % n_batches else 0) for b in range(n_batches)]
     fired: list[tuple[int, int, int, float]] = []  # (batch, statement, of, delay)
+    # The completing run of a batch shares its process with the next batch's first killed run.
+    pending: int | None = None  # the batch whose completing run is still to come
     for b, batch in enumerate(batches()):
         land: dict[str, list[str]] | None = batch
         for _ in range(plan[b]):
             kill_at, delay = rng.randint(1, statements[b]), rng.choice(DELAYS)
-            proc = harness.start(kill_at, delay, land)
-            rc, _, dump = harness.finish(proc)
+            completing = [harness.step()] if pending is not None else []
+            proc = harness.start(*completing, harness.step(kill_at, delay, land))
+            rc, results = harness.finish(proc)
+            if pending is not None:
+                (stats, dump), done, pending = results[0], pending, None
+                assert stats.get("success"), harness.log(proc)
+                assert dump == expected[done], f"batch {done}: the run after {plan[done]} kills differs"
             land = None  # landed before any kill point can fire
             if rc == -signal.SIGKILL:
                 fired.append((b, kill_at, statements[b], delay))
                 continue
             # The run finished before the delayed kill fired: it must be right all the same.
             assert rc == 0, harness.log(proc)
-            assert dump == expected[b], f"batch {b}: a completed run differs from the reference"
+            assert results[-1][1] == expected[b], f"batch {b}: a completed run differs from the reference"
+        pending = b
 
-        if b < n_batches - 1:
-            proc = harness.start(land=land)
-            rc, _, dump = harness.finish(proc)
-            assert rc == 0, harness.log(proc)
-        else:
-            # Two runs started at once on one metastore: one finishes, the other stops before
-            # reading or writing anything, naming the holder and the fix.
-            assert land is None  # landed by a killed run, so either run may win
-            first, second = harness.start(), harness.start()
-            results = [harness.finish(p) for p in (first, second)]
-            assert sorted(r[0] for r in results) == [0, 1], [harness.log(p) for p in (first, second)]
-            winner, loser = (results[0], results[1]) if results[0][0] == 0 else (results[1], results[0])
-            assert loser[2] is None and not loser[1]["success"]
-            text = " ".join(loser[1]["messages"])
-            assert "embedded Hive metastore" in text and "is in use by process" in text, text
-            assert "SPARK_CDC_LOCK_TIMEOUT" in text, text
-            rc, _, dump = winner
-        assert dump == expected[b], f"batch {b}: the run after {plan[b]} kills differs from the reference"
+    # Two runs started at once on one metastore: one finishes the last batch, the other stops
+    # before reading or writing anything, naming the holder and the fix.
+    first, second = harness.start(harness.step()), harness.start(harness.step())
+    outcomes = [harness.finish(p) for p in (first, second)]
+    assert sorted(rc for rc, _ in outcomes) == [0, 1], [harness.log(p) for p in (first, second)]
+    winner, loser = (outcomes[0], outcomes[1]) if outcomes[0][0] == 0 else (outcomes[1], outcomes[0])
+    (lost, lost_dump), (_, dump) = loser[1][0], winner[1][0]
+    assert lost_dump is None and not lost["success"]
+    text = " ".join(lost["messages"])
+    assert "embedded Hive metastore" in text and "is in use by process" in text, text
+    assert "SPARK_CDC_LOCK_TIMEOUT" in text, text
+    assert dump == expected[-1], f"batch {n_batches - 1}: the run after {plan[-1]} kills differs"
 
     print(f"\ncrash safety: {len(fired)} kills fired over {n_batches} batches: {fired}")
     assert len(fired) >= KILLS * 0.8, fired
