@@ -58,6 +58,7 @@ CODEGEN_MODULES = {
     "test_connect_decimal_sql",
     "test_udf_shipping",
     "test_reliability_cluster",
+    "cluster_demo",
 }
 
 

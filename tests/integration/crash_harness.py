@@ -1,6 +1,6 @@
 """Run one dbt command in a process that SIGKILLs itself, and its Spark JVM, at a chosen point.
 
-Used by test_reliability_crash.py as ``python crash_harness.py --spec spec.json``. The process runs in
+Used by test_reliability_crash.py as ``python crash_harness.py spec.json``. The process runs in
 its own process group (the caller starts it with ``start_new_session``); killing the group takes the
 dbt process and the JVM it launched down at once, as a machine crash or the OOM killer would. The
 kill point is the N-th statement dbt sends to Spark in this process (every SQL statement through
@@ -14,7 +14,6 @@ command) and optionally
   can fire (landing is the connector's job, not the run under test);
 - kill_at, delay: the kill point, counted from the start of this step's command (0 or absent: never);
 - dump: {name: sql}: queries run after a successful command, results written to ``dump_path``;
-- dump_schema: a schema whose every table and view (hidden ``__cdc_`` tables aside) is dumped too;
 - stats_path: where the number of statements and the outcome are written.
 Several steps in one process spare a JVM start: a completing run and the next batch's killed run
 share one process, as a scheduler that re-runs a job and then runs the next would.
@@ -122,11 +121,9 @@ def run_step(runner: Any, common: list[str], point: KillPoint, step: dict[str, A
         outcome["messages"] = messages or [str(result.exception)]
     if step.get("stats_path"):
         Path(step["stats_path"]).write_text(json.dumps(outcome))
-    if result.success and (step.get("dump") or step.get("dump_schema")):
+    if result.success and step.get("dump"):
         spark = SparkSession.builder.getOrCreate()
-        dump = {name: rows(spark, sql) for name, sql in (step.get("dump") or {}).items()}
-        if step.get("dump_schema"):
-            dump.update(schema_rows(spark, step["dump_schema"]))
+        dump = {name: rows(spark, sql) for name, sql in step["dump"].items()}
         Path(step["dump_path"]).write_text(json.dumps(dump))
     return bool(result.success)
 

@@ -5,11 +5,11 @@ import of the package on an executor fails) and records where it ran, so the UDF
 executors by value, and the test can see that both workers ran Python tasks. The profile is the
 integration project's, with only ``spark.master`` changed (SPARK_CDC_MASTER).
 
-1. The demo (the real Debezium corpus, `dbt build` of the integration project's Debezium models and
-   their contract tests) runs on the cluster in its own process; every table and view it builds must
-   equal the same build run locally in this process.
-2. Conformance tests run on the cluster, unchanged, in a pytest subprocess: the assertions that pass
-   locally must pass there.
+One pytest session runs on the cluster, in a subprocess (one driver, one set of executors):
+1. the demo (the real Debezium corpus, `dbt build` of the integration project's Debezium models and
+   their contract tests; cluster_demo.py): every table and view it builds must equal the same build
+   run locally in this process;
+2. conformance tests, unchanged: the assertions that pass locally must pass there.
 
 Short form (`make test`): the demo's three targets (SCD1, SCD2 and SCD2 on a column subset, fed by the
 Debezium staging: type-decoding UDFs on the executors) with the package's models and every contract
@@ -31,11 +31,10 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from dbt_spark_cdc.testing import DbtProject, land_messages, read_jsonl_messages
-from test_reliability_crash import HARNESS, stable
+from test_reliability_crash import stable
 
 pytestmark = pytest.mark.integration
 
@@ -152,60 +151,25 @@ def test_demo_and_conformance_on_a_standalone_cluster_equal_the_local_run(
 
     clock = time.monotonic()
     wrapper, marks = poisoned_python(tmp_path)
-    home = tmp_path / "home"
-    home.mkdir()
     with standalone_cluster(tmp_path / "cluster") as url:
         took["cluster start"] = time.monotonic() - clock
+        # One pytest session on the cluster: the demo's build (cluster_demo.py), then the
+        # conformance tests, unchanged.
+        clock = time.monotonic()
+        session_home = tmp_path / "cluster_home"
+        dump = tmp_path / "demo.json"
         env = {
             **os.environ,
             "SPARK_CDC_MASTER": url,
             "PYSPARK_PYTHON": str(wrapper),
-            "SPARK_CDC_HOME": str(home),
-            "SPARK_CDC_SCHEMA": schema,
-            "SPARK_CDC_IT_FORMATS": "debezium",
-            "DBT_TARGET_PATH": str(home / "target"),
-            "DBT_LOG_PATH": str(home / "logs"),
+            "SPARK_CDC_TEST_HOME": str(session_home),
+            "DBT_TARGET_PATH": str(session_home / "target"),
+            "DBT_LOG_PATH": str(session_home / "logs"),
+            "SPARK_CDC_CLUSTER_DEMO_DUMP": str(dump),
             "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
         }
-        spec: dict[str, Any] = {
-            "project_dir": str(ROOT / "integration_tests"),
-            "profiles_dir": str(ROOT / "integration_tests"),
-            "args": list(DEMO_BUILD),
-            "land": {"schema": f"{schema}_raw", "tables": {"debezium": demo_messages()}},
-            "dump_schema": schema,
-            "dump_path": str(home / "demo.json"),
-        }
-        (home / "demo.spec.json").write_text(json.dumps(spec))
-        # The raw tables of the other formats exist (empty), as in the local run.
-        clock = time.monotonic()
-        done = subprocess.run(
-            [sys.executable, str(HARNESS), str(home / "demo.spec.json")],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=1200,
-            check=False,
-        )
-        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-        took["demo on the cluster"] = time.monotonic() - clock
-        remote = stable(json.loads((home / "demo.json").read_text()))
-        assert remote.keys() == local.keys()
-        for name in local:
-            assert remote[name] == local[name], name
-
-        # Both workers ran Python tasks, none of them with the package.
-        ran = {
-            line.split("/worker")[1].split("/")[0] for line in marks.read_text().split() if "/worker" in line
-        }
-        assert ran == {str(n) for n in range(WORKERS)}, marks.read_text()
-
-        selected = ALL if LONG else SHORT
-        clock = time.monotonic()
-        env.pop("SPARK_CDC_IT_FORMATS")
-        conformance_home = tmp_path / "conformance_home"
-        env["SPARK_CDC_TEST_HOME"] = str(conformance_home)
-        env["DBT_TARGET_PATH"] = str(conformance_home / "target")
-        env["DBT_LOG_PATH"] = str(conformance_home / "logs")
+        env.pop("SPARK_CDC_IT_FORMATS", None)
+        selected = ["cluster_demo.py::test_demo_build", *(ALL if LONG else SHORT)]
         tests = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
             + [str(HERE / t) for t in selected],
@@ -218,9 +182,19 @@ def test_demo_and_conformance_on_a_standalone_cluster_equal_the_local_run(
         )
         assert tests.returncode == 0, tests.stdout[-6000:] + tests.stderr[-2000:]
         summary = tests.stdout.strip().splitlines()[-1]
-        took["conformance on the cluster"] = time.monotonic() - clock
+        took["session on the cluster"] = time.monotonic() - clock
+
+    demo = json.loads(dump.read_text())
+    took["of which the demo's build"] = demo["seconds"]
+    remote = stable(demo["tables"])
+    assert remote.keys() == local.keys()
+    for name in local:
+        assert remote[name] == local[name], name
+    # Both workers ran Python tasks, none of them with the package.
+    ran = {line.split("/worker")[1].split("/")[0] for line in marks.read_text().split() if "/worker" in line}
+    assert ran == {str(n) for n in range(WORKERS)}, marks.read_text()
     times = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in took.items())
     print(
-        f"\ncluster: {WORKERS} workers; conformance on the cluster: {summary}; {times};"
+        f"\ncluster: {WORKERS} workers; on the cluster: {summary}; {times};"
         f" {time.monotonic() - started:.0f} s in all"
     )
