@@ -15,9 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from crash_harness import schema_rows
 from dbt_spark_cdc.testing import DbtProject, land_messages
-from test_reliability_cluster import DEMO_BUILD, demo_messages
+from test_reliability_cluster import DEMO_BUILD, demo_messages, schema_rows
 
 pytestmark = pytest.mark.integration
 

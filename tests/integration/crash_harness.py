@@ -7,9 +7,8 @@ kill point is the N-th statement dbt sends to Spark in this process (every SQL s
 dbt-spark's cursor and every Python model), either before it starts (``delay`` 0) or ``delay``
 seconds after it started (mid-write when the statement takes that long).
 
-The spec (JSON): project_dir, profiles_dir, and either the keys of one step or ``steps``, a list of
-steps run in order in this process (a step that fails ends the process). A step has args (the dbt
-command) and optionally
+The spec (JSON): project_dir, profiles_dir and ``steps``, a list of steps run in order in this
+process (a step that fails ends the process). A step has args (the dbt command) and optionally
 - land: {"schema": ..., "tables": {table: [message, ...]}}: appended first, before any kill point
   can fire (landing is the connector's job, not the run under test);
 - kill_at, delay: the kill point, counted from the start of this step's command (0 or absent: never);
@@ -90,13 +89,6 @@ def rows(spark: Any, sql: str) -> list[dict[str, Any]]:
     return sorted(out, key=lambda r: json.dumps(r, sort_keys=True))
 
 
-def schema_rows(spark: Any, schema: str) -> dict[str, list[dict[str, Any]]]:
-    """Every table and view of `schema` except the hidden storage of CDC targets."""
-    quoted = "`" + schema.replace("`", "``") + "`"
-    names = sorted(r.tableName for r in spark.sql(f"show tables in {quoted}").collect() if not r.isTemporary)
-    return {n: rows(spark, f"select * from {quoted}.`{n}`") for n in names if "__cdc_" not in n}
-
-
 def run_step(runner: Any, common: list[str], point: KillPoint, step: dict[str, Any]) -> bool:
     """One step of the spec: land, run the command (with its kill point armed), write stats and dump."""
     from dbt_spark_cdc.testing import land_messages
@@ -136,7 +128,7 @@ def main(spec_path: str) -> int:
     install(point)
     common = ["--project-dir", spec["project_dir"], "--profiles-dir", spec["profiles_dir"]]
     runner = dbtRunner()
-    for step in spec.get("steps") or [spec]:
+    for step in spec["steps"]:
         if not run_step(runner, common, point, step):
             return 1
     return 0

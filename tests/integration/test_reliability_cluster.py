@@ -31,8 +31,10 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from crash_harness import rows
 from dbt_spark_cdc.testing import DbtProject, land_messages, read_jsonl_messages
 from test_reliability_crash import stable
 
@@ -120,6 +122,13 @@ def poisoned_python(path: Path) -> tuple[Path, Path]:
     return wrapper, marks
 
 
+def schema_rows(spark: Any, schema: str) -> dict[str, list[dict[str, Any]]]:
+    """Every table and view of `schema` except the hidden storage of CDC targets."""
+    quoted = "`" + schema.replace("`", "``") + "`"
+    names = sorted(r.tableName for r in spark.sql(f"show tables in {quoted}").collect() if not r.isTemporary)
+    return {n: rows(spark, f"select * from {quoted}.`{n}`") for n in names if "__cdc_" not in n}
+
+
 def demo_messages() -> list[str]:
     return read_jsonl_messages(str(CORPUS / "debezium-postgres-data-schema-include.txt"))
 
@@ -143,8 +152,6 @@ def test_demo_and_conformance_on_a_standalone_cluster_equal_the_local_run(
     took: dict[str, float] = {}
     land_messages(project.spark, f"{schema}_raw", "debezium", demo_messages())
     project.dbt(*DEMO_BUILD)
-    from crash_harness import schema_rows
-
     local = stable(schema_rows(project.spark, schema))
     assert local["cdc_changes"] and all(local[t] for t in DEMO_TARGETS)
     took["local demo"] = time.monotonic() - clock

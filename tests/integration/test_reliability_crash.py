@@ -224,8 +224,11 @@ class Harness:
         """A process running `steps` in order (one JVM start for all of them)."""
         self.runs += 1
         tag = f"run{self.runs}"
-        spec = {"project_dir": str(self.side_dir), "profiles_dir": str(ROOT / "integration_tests")}
-        spec["steps"] = list(steps)  # type: ignore[assignment]
+        spec = {
+            "project_dir": str(self.side_dir),
+            "profiles_dir": str(ROOT / "integration_tests"),
+            "steps": list(steps),
+        }
         spec_path = self.home / f"{tag}.spec.json"
         spec_path.write_text(json.dumps(spec))
         log = open(self.home / f"{tag}.log", "w")  # noqa: SIM115 (closed by finish)
