@@ -72,15 +72,16 @@ def land_messages(
     name = qualified(schema, table)
     spark.sql(f"create database if not exists {_quote(schema)}")
     spark.sql(f"create table if not exists {name} {RAW_TABLE_DDL} using parquet")
+    batch = [msg if isinstance(msg, RawMessage) else RawMessage(value=msg) for msg in messages]
+    if not batch:
+        # Creating the (empty) table is all there is to do: no Spark job for the offset.
+        return 0
     last = spark.sql(f"select max(`offset`) from {name} where `partition` = {int(partition)}").first()[0]
     next_offset = 0 if last is None else int(last) + 1
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
-    rows: list[Sequence[Any]] = []
-    for i, msg in enumerate(messages):
-        raw = msg if isinstance(msg, RawMessage) else RawMessage(value=msg)
-        rows.append((int(partition), next_offset + i, raw.key, raw.value, now))
-    if not rows:
-        return 0
+    rows: list[Sequence[Any]] = [
+        (int(partition), next_offset + i, raw.key, raw.value, now) for i, raw in enumerate(batch)
+    ]
     schema_type = StructType(
         [
             StructField("partition", IntegerType()),
