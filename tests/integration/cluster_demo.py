@@ -15,17 +15,14 @@ import time
 from pathlib import Path
 
 import pytest
-from dbt_spark_cdc.testing import DbtProject, land_messages
-from test_reliability_cluster import DEMO_BUILD, demo_messages, schema_rows
+from dbt_spark_cdc.testing import DbtProject
+from test_reliability_cluster import build_demo
 
 pytestmark = pytest.mark.integration
 
 
 def test_demo_build(project: DbtProject, schema: str, monkeypatch: pytest.MonkeyPatch) -> None:
     dump = Path(os.environ["SPARK_CDC_CLUSTER_DEMO_DUMP"])
-    monkeypatch.setenv("SPARK_CDC_IT_FORMATS", "debezium")
     started = time.monotonic()
-    land_messages(project.spark, f"{schema}_raw", "debezium", demo_messages())
-    project.dbt(*DEMO_BUILD)
-    tables = schema_rows(project.spark, schema)
+    tables = build_demo(project, schema, monkeypatch)
     dump.write_text(json.dumps({"seconds": time.monotonic() - started, "tables": tables}))

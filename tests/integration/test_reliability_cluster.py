@@ -142,17 +142,23 @@ DEMO_BUILD = (
 )
 
 
+def build_demo(project: DbtProject, schema: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The demo's landing and DEMO_BUILD, narrowed to Debezium (the demo lands only Debezium
+    messages); every table and view it leaves in `schema`. Run locally here and on the cluster by
+    cluster_demo.py."""
+    monkeypatch.setenv("SPARK_CDC_IT_FORMATS", "debezium")
+    land_messages(project.spark, f"{schema}_raw", "debezium", demo_messages())
+    project.dbt(*DEMO_BUILD)
+    return schema_rows(project.spark, schema)
+
+
 def test_demo_and_conformance_on_a_standalone_cluster_equal_the_local_run(
     project: DbtProject, schema: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The local run: the demo's landing and build, narrowed to Debezium (the demo lands only
-    # Debezium messages), in this process.
-    monkeypatch.setenv("SPARK_CDC_IT_FORMATS", "debezium")
+    # The local run, in this process.
     started = clock = time.monotonic()
     took: dict[str, float] = {}
-    land_messages(project.spark, f"{schema}_raw", "debezium", demo_messages())
-    project.dbt(*DEMO_BUILD)
-    local = stable(schema_rows(project.spark, schema))
+    local = stable(build_demo(project, schema, monkeypatch))
     assert local["cdc_changes"] and all(local[t] for t in DEMO_TARGETS)
     took["local demo"] = time.monotonic() - clock
 
