@@ -133,10 +133,15 @@ deduped as (
   ) where _dup = 1
 ),
 
+{#- Distributed by key once, here: every later window and the fold into versions are per key, so
+    Spark keeps this partitioning and the order of one sort (key, _ord, _arrival) for all of them. #}
 timeline as (
-  select _k, c.* from deduped
-  union all
-  select t._k, c.* from touched as t cross join truncates as tr
+  select * from (
+    select _k, c.* from deduped
+    union all
+    select t._k, c.* from touched as t cross join truncates as tr
+  ) as u
+  distribute by _k
 ),
 
 {#- A truncate matters to a key only when the key is live just before it: its last change before
@@ -170,18 +175,29 @@ imaged as (
   from kept as k
 ),
 
+{#- Each column's last value given so far in the key's current life. The value carries the life it
+    was given in, and one from an earlier life counts as none: the same result as a window per
+    (key, life), without sorting every change again for a second window order. #}
 carried as (
   select
     _k, _seq, _ord, _arrival, _op, _after, _before, _present, _hints, _commit_ts, _prev_op
     {%- for c in value_columns %},
-    last(
-      case when (_op = 'delete' and coalesce(map_contains_key(_img, {{ s(c.name) }}), false))
-             or (_op not in ('delete', 'truncate') and (_present is null or array_contains(_present, {{ s(c.name) }})))
-           then named_struct('v', try_element_at(_img, {{ s(c.name) }}), 'h', try_element_at(_hints, {{ s(c.name) }})) end,
-      true
-    ) over (partition by _k, _life order by _ord, _arrival rows between unbounded preceding and current row) as {{ q(c.name ~ '__img') }}
+    case when {{ q(c.name ~ '__tagged') }}._life = _life
+         then named_struct('v', {{ q(c.name ~ '__tagged') }}.v, 'h', {{ q(c.name ~ '__tagged') }}.h) end as {{ q(c.name ~ '__img') }}
     {%- endfor %}
-  from imaged
+  from (
+    select
+      i.*
+      {%- for c in value_columns %},
+      last(
+        case when (_op = 'delete' and coalesce(map_contains_key(_img, {{ s(c.name) }}), false))
+               or (_op not in ('delete', 'truncate') and (_present is null or array_contains(_present, {{ s(c.name) }})))
+             then named_struct('_life', _life, 'v', try_element_at(_img, {{ s(c.name) }}), 'h', try_element_at(_hints, {{ s(c.name) }})) end,
+        true
+      ) over (partition by _k order by _ord, _arrival rows between unbounded preceding and current row) as {{ q(c.name ~ '__tagged') }}
+      {%- endfor %}
+    from imaged as i
+  ) as tagged
 ),
 
 decoded as (
@@ -208,18 +224,26 @@ opened as (
   from decoded as d
 ),
 
+{#- _next_*: the key's next change, which opens the next version when it exists; the last change of
+    a version carries its end (valid_to) into the fold below, in the sort order the windows above
+    already have, so the versions need no second sort of their own (with their stored changes). #}
 grouped as (
   select
     o.*,
     _opens or _op != 'delete' as _applies,
-    sum(case when _opens then 1 else 0 end) over (partition by _k order by _ord, _arrival rows between unbounded preceding and current row) as _version
+    sum(case when _opens then 1 else 0 end) over (partition by _k order by _ord, _arrival rows between unbounded preceding and current row) as _version,
+    lead(_commit_ts) over (partition by _k order by _ord, _arrival) as _next_commit_ts,
+    lead(_seq) over (partition by _k order by _ord, _arrival) as _next_seq,
+    lead(_ord) over (partition by _k order by _ord, _arrival) is null as _is_last
   from opened as o
 ),
 
 versions as (
   select
     _k,
-    min({{ pos }}) as _first,
+    max_by(_next_commit_ts, {{ pos }}) as _valid_to,
+    max_by(_next_seq, {{ pos }}) as _valid_to_seq,
+    max_by(_is_last, {{ pos }}) as _is_current,
     min_by(_seq, {{ pos }}) as _valid_from_seq,
     min_by(_ord, {{ pos }}) as _valid_from_ord,
     min_by(_commit_ts, {{ pos }}) as _valid_from,
@@ -251,11 +275,11 @@ recomputed as (
     {%- endif %}
     {%- endfor %}
     _valid_from as _cdc_valid_from,
-    lead(_valid_from) over (partition by _k order by _first) as _cdc_valid_to,
+    _valid_to as _cdc_valid_to,
     _valid_from_seq as _cdc_valid_from_seq,
-    lead(_valid_from_seq) over (partition by _k order by _first) as _cdc_valid_to_seq,
+    _valid_to_seq as _cdc_valid_to_seq,
     _valid_from_ord as _cdc_valid_from_ord,
-    lead(_first) over (partition by _k order by _first) is null as _cdc_is_current,
+    _is_current as _cdc_is_current,
     _is_deleted as _cdc_is_deleted,
     _op as _cdc_op,
     _seq as _cdc_seq,
