@@ -113,12 +113,19 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
   {#- Every table version known to this run: metadata messages of this batch and those staged
       earlier. A data message names no table version; the version that describes it is found by
       its columns (below). -#}
+  {#- Only a message whose text names tableStructure (or spells a name with a \u escape) can be a
+      usable metadata message, so the others are not parsed a second time for this branch. The test
+      is the CASE's condition, not a conjunct of the WHERE: from a conjunct on the parsed columns,
+      Spark infers not-null filters on the parse and places them first, which parsed every message
+      (half the Qlik staging time). #}
   qlik_known_metadata as (
     select source_table, try_cast(m.lineage.tableVersion as bigint) as table_version, md_columns as columns,
            raw_partition as md_partition, raw_order as md_order
     from qlik_fields
-    where message_type = 'MD' and j._corrupt is null and source_table is not null
-      and {{ spark_cdc._qlik_metadata_columns_valid('md_columns') }}
+    where case when instr(raw_value, 'tableStructure') > 0 or instr(raw_value, '\\u') > 0
+               then message_type = 'MD' and j._corrupt is null and source_table is not null
+                    and {{ spark_cdc._qlik_metadata_columns_valid('md_columns') }}
+               else false end
     {%- if md_relation is not none %}
     union all
     select source_table, md.table_version, md.columns, md_partition, md_order
@@ -138,13 +145,16 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
                                      'md_partition', md_partition, 'md_order', md_order,
                                      {#- Once per version, not per message: _qlik_best_version's sets. #}
                                      'names', transform(columns, c -> c.name),
-                                     'ordinals', transform(columns, c -> c.ordinal))) as versions
+                                     'ordinals', transform(columns, c -> c.ordinal),
+                                     'type_hints', {{ spark_cdc._qlik_type_hints('columns') }})) as versions
     from qlik_known_metadata
     group by source_table
   ),
 
+  {#- One row per source table: broadcast, so the messages are not shuffled by table (all of them
+      to one task when one table dominates). #}
   qlik_matched as (
-    select
+    select /*+ broadcast(v) */
       i.*,
       try_element_at(v.versions, {{ spark_cdc._qlik_best_version('v.versions', 'i.image_map', 'i.change_ordinals', 'i.column_ordinals') }} + 1) as md
     from qlik_images as i
@@ -272,7 +282,7 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
     coalesce(q.operation = 'REFRESH' and q.message_type = 'DT', false) as is_snapshot,
     case
       when q.message_type = 'MD' and q.reason_code = 'metadata' then {{ spark_cdc._qlik_type_hints('q.md_columns') }}
-      when q.md is not null then {{ spark_cdc._qlik_type_hints('q.md.columns') }}
+      when q.md is not null then q.md.type_hints
     end as type_hints,
     q.raw_order,
     q.raw_partition,
