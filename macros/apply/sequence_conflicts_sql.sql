@@ -18,7 +18,12 @@
     other members of those groups among all staged changes (a semi-join on narrow columns, so a run
     costs one scan of the key and seq columns plus work in proportion to the new changes; when no
     new change shares its group with another, which a narrow query finds first, no image is read
-    at all). Every
+    at all). Three small queries before the run (`_sequence_conflicts_probe`) make that cheap on a
+    long history: the watermark becomes a literal, so Spark pushes it into the parquet reader and
+    skips the row groups of earlier runs when it collects the new changes, and a batch of at most
+    `_sequence_broadcast_limit()` new changes has its groups broadcast to the semi-join instead of
+    both sides being shuffled (measured on 2,000,000 staged changes and 1,000 new ones: the narrow
+    query 3.3 s -> 1.0 s). Every
     change of a conflicting group is recorded once (row_kind 'conflict'), including members staged
     in earlier runs. Each run that saw new changes appends one 'checkpoint' row, the watermark of
     staged changes already checked (a run that finds no conflict must still remember how far it has
@@ -29,11 +34,19 @@
 
 {% macro default__sequence_conflicts_sql() -%}
   {%- set effect_class = spark_cdc._change_effect('op') %}
-  {#- Cheap first pass on the image text; the JSON comparison runs only for groups it flags. #}
-  {%- set raw_content = "named_struct('op', _effect, 'after', after)" %}
+  {#- Cheap first pass on the image text; the JSON comparison runs only for groups it flags. The
+      text is compared by its SHA-256 (min != max: more than one distinct text), so the
+      aggregation shuffles a 64-character digest per change, not the image, and needs no
+      count(distinct) (which Spark runs as two aggregations over an expanded input): a first run
+      over 10,000,000 staged changes took 59.8-63.4 s against 76.4 s (`make bench`, same day and
+      machine; the steps below also read the flagged members once, not twice). The effect is
+      length-prefixed, so no (effect, image) pair can be spelled like another; a null image is
+      told from an empty one by counting nulls. Message content can choose its text, but not a
+      SHA-256 collision. #}
+  {%- set text_digest = "sha2(concat(coalesce(length(_effect), -1), ':', coalesce(_effect, ''), coalesce(after, '')), 256)" %}
   {%- set content = "named_struct('op', _effect, 'after', array_sort(map_entries(" ~ spark_cdc.json_text_map('after') ~ ")))" %}
   {%- set group_on = "c.cdc_format <=> g.cdc_format and c.source_table <=> g.source_table and c.key = g.key and c._ord = g._ord and c._scope <=> g._scope" %}
-  {%- set alone = is_incremental() and execute and spark_cdc._sequence_groups_shared(group_on) == 0 %}
+  {%- set probe = spark_cdc._sequence_conflicts_probe(group_on) if is_incremental() and execute else {} %}
 with staged as (
   {{ spark_cdc.union_staged('change', [
       'cdc_format', 'source_table', 'op', 'key', 'after', 'before', 'seq', 'raw_ref', 'ingested_at',
@@ -53,26 +66,23 @@ changes as (
 
 {%- if is_incremental() %}
 
-checked as (
-  select max(change_loaded_at) as through from {{ this }}
-),
-
 new_changes as (
   select c.*
   from changes as c
-  cross join checked as w
-  where w.through is null or c.cdc_loaded_at > w.through
+  {%- if probe.get('through') %}
+  where c.cdc_loaded_at > timestamp {{ spark_cdc._sql_string(probe['through']) }}
+  {%- endif %}
 ),
 
 candidates as (
-  {%- if alone %}
+  {%- if probe.get('shared') == 0 %}
   {#- No new change shares its group with another staged change, so none can conflict: the images
       of the history are not read at all (the usual run, one without redeliveries). #}
   select c.*
   from changes as c
   where false
   {%- else %}
-  select c.*
+  select {% if probe.get('broadcast') %}/*+ broadcast(g) */ {% endif %}c.*
   from changes as c
   left semi join (select distinct cdc_format, source_table, key, _ord, _scope from new_changes) as g
     on {{ group_on }}
@@ -93,23 +103,29 @@ candidates as (
 
 text_groups as (
   select cdc_format, source_table, key, _ord, _scope
-  from candidates
+  from (select cdc_format, source_table, key, _ord, _scope, after, {{ text_digest }} as _digest from candidates) as c
   group by cdc_format, source_table, key, _ord, _scope
-  having count(distinct {{ raw_content }}) > 1
+  having min(_digest) != max(_digest) or count_if(after is null) not in (0, count(*))
+),
+
+{#- The members of flagged groups: few, and read by both steps below. #}
+flagged as (
+  select c.*
+  from candidates as c
+  left semi join text_groups as g
+    on {{ group_on }}
 ),
 
 groups as (
   select c.cdc_format, c.source_table, c.key, c._ord, c._scope, count(distinct {{ content }}) as distinct_changes
-  from candidates as c
-  left semi join text_groups as g
-    on {{ group_on }}
+  from flagged as c
   group by c.cdc_format, c.source_table, c.key, c._ord, c._scope
   having count(distinct {{ content }}) > 1
 ),
 
 conflicting as (
   select c.*, g.distinct_changes
-  from candidates as c
+  from flagged as c
   inner join groups as g
     on {{ group_on }}
   {%- if is_incremental() %}
@@ -160,10 +176,30 @@ having count(*) > 0
 {%- endmacro %}
 
 
-{#- How many groups (format, source table, key, order, scope) of the changes staged since the last
-    run have more than one member among all staged changes: a scan of the narrow columns only.
-    When none has, the incremental run reads no image (a conflict needs two members). -#}
-{% macro _sequence_groups_shared(group_on) -%}
+{#- What the incremental run needs to know before it is written, from three small queries:
+    - through: the watermark, the latest change already checked (text of a timestamp this model
+      wrote; none on a first incremental run), inlined as a literal so the parquet reader skips the
+      row groups of earlier runs;
+    - new: how many changes with a key were staged since (0: no narrow query at all);
+    - broadcast: whether their groups are few enough (at most _sequence_broadcast_limit()) to
+      broadcast to the semi-join, instead of shuffling every staged change's narrow columns;
+    - shared: how many groups of the new changes have more than one member among all staged
+      changes, from a scan of the narrow columns only. When none has, the run reads no image (a
+      conflict needs two members). -#}
+{% macro _sequence_conflicts_probe(group_on) -%}
+  {%- set through = run_query('select cast(max(change_loaded_at) as string) from ' ~ this)[0][0] -%}
+  {%- set since = ' and s.cdc_loaded_at > timestamp ' ~ spark_cdc._sql_string(through) if through else '' -%}
+  {%- set new_sql -%}
+select count(*) from (
+  {{ spark_cdc.union_staged('change', ['key', 'cdc_loaded_at']) }}
+) as s
+where s.key is not null{{ since }}
+  {%- endset -%}
+  {%- set new = run_query(new_sql)[0][0] | int -%}
+  {%- set broadcast = new <= spark_cdc._sequence_broadcast_limit() -%}
+  {%- if new == 0 -%}
+    {{ return({'through': through, 'new': 0, 'broadcast': broadcast, 'shared': 0}) }}
+  {%- endif -%}
   {%- set shared_sql -%}
 with changes as (
   select
@@ -180,14 +216,13 @@ with changes as (
 ),
 
 new_groups as (
-  select distinct c.cdc_format, c.source_table, c.key, c._ord, c._scope
-  from changes as c
-  cross join (select max(change_loaded_at) as through from {{ this }}) as w
-  where w.through is null or c.cdc_loaded_at > w.through
+  select distinct s.cdc_format, s.source_table, s.key, s._ord, s._scope
+  from changes as s
+  where true{{ since }}
 )
 
 select count(*) from (
-  select c.key
+  select {% if broadcast %}/*+ broadcast(g) */ {% endif %}c.key
   from changes as c
   left semi join new_groups as g
     on {{ group_on }}
@@ -195,7 +230,14 @@ select count(*) from (
   having count(*) > 1
 ) as shared
   {%- endset -%}
-  {{ return(run_query(shared_sql)[0][0] | int) }}
+  {{ return({'through': through, 'new': new, 'broadcast': broadcast, 'shared': run_query(shared_sql)[0][0] | int}) }}
+{%- endmacro %}
+
+{#- The most new changes whose groups the incremental run broadcasts (a hash table of narrow rows,
+    about 30 MB at this size, well within the driver memory the package configures); a larger batch
+    is joined by a shuffle of both sides. -#}
+{% macro _sequence_broadcast_limit() -%}
+  {{ return(250000) }}
 {%- endmacro %}
 
 
