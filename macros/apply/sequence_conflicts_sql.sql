@@ -69,9 +69,7 @@ changes as (
 new_changes as (
   select c.*
   from changes as c
-  {%- if probe.get('through') %}
-  where c.cdc_loaded_at > timestamp {{ spark_cdc._sql_string(probe['through']) }}
-  {%- endif %}
+  where {{ probe.get('since', 'true') }}
 ),
 
 candidates as (
@@ -177,28 +175,28 @@ having count(*) > 0
 
 
 {#- What the incremental run needs to know before it is written, from three small queries:
-    - through: the watermark, the latest change already checked (text of a timestamp this model
-      wrote; none on a first incremental run), inlined as a literal so the parquet reader skips the
-      row groups of earlier runs;
-    - new: how many changes with a key were staged since (0: no narrow query at all);
-    - broadcast: whether their groups are few enough (at most _sequence_broadcast_limit()) to
-      broadcast to the semi-join, instead of shuffling every staged change's narrow columns;
+    - since: the predicate of changes staged after the watermark (the latest change already
+      checked, a timestamp this model wrote), with the watermark inlined as a literal so the
+      parquet reader skips the row groups of earlier runs; 'true' on a first incremental run;
+    - broadcast: whether the new changes are few enough (at most _sequence_broadcast_limit()) to
+      broadcast their groups to the semi-join, instead of shuffling every staged change's narrow
+      columns (their count comes first; none: no narrow query at all);
     - shared: how many groups of the new changes have more than one member among all staged
       changes, from a scan of the narrow columns only. When none has, the run reads no image (a
       conflict needs two members). -#}
 {% macro _sequence_conflicts_probe(group_on) -%}
   {%- set through = run_query('select cast(max(change_loaded_at) as string) from ' ~ this)[0][0] -%}
-  {%- set since = ' and s.cdc_loaded_at > timestamp ' ~ spark_cdc._sql_string(through) if through else '' -%}
+  {%- set since = 'cdc_loaded_at > timestamp ' ~ spark_cdc._sql_string(through) if through else 'true' -%}
   {%- set new_sql -%}
 select count(*) from (
   {{ spark_cdc.union_staged('change', ['key', 'cdc_loaded_at']) }}
 ) as s
-where s.key is not null{{ since }}
+where s.key is not null and {{ since }}
   {%- endset -%}
   {%- set new = run_query(new_sql)[0][0] | int -%}
   {%- set broadcast = new <= spark_cdc._sequence_broadcast_limit() -%}
   {%- if new == 0 -%}
-    {{ return({'through': through, 'new': 0, 'broadcast': broadcast, 'shared': 0}) }}
+    {{ return({'since': since, 'broadcast': broadcast, 'shared': 0}) }}
   {%- endif -%}
   {%- set shared_sql -%}
 with changes as (
@@ -216,9 +214,9 @@ with changes as (
 ),
 
 new_groups as (
-  select distinct s.cdc_format, s.source_table, s.key, s._ord, s._scope
-  from changes as s
-  where true{{ since }}
+  select distinct cdc_format, source_table, key, _ord, _scope
+  from changes
+  where {{ since }}
 )
 
 select count(*) from (
@@ -230,7 +228,7 @@ select count(*) from (
   having count(*) > 1
 ) as shared
   {%- endset -%}
-  {{ return({'through': through, 'new': new, 'broadcast': broadcast, 'shared': run_query(shared_sql)[0][0] | int}) }}
+  {{ return({'since': since, 'broadcast': broadcast, 'shared': run_query(shared_sql)[0][0] | int}) }}
 {%- endmacro %}
 
 {#- The most new changes whose groups the incremental run broadcasts (a hash table of narrow rows,
