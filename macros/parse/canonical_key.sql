@@ -24,3 +24,76 @@
     else to_json(map_from_arrays({{ pk_columns_expr }}, {{ key_values_expr }}))
   end
 {%- endmacro %}
+
+{#- Reading key columns out of an image without building a map of every column. The primary-key
+    columns of configured tables are known when the model compiles, so an image is parsed with a
+    struct of just those columns (Spark's JSON reader skips the other fields), and a key column is a
+    field of it; Spark's reader matches field names exactly, as a map lookup does. A column whose name
+    equals another's but for case cannot be a struct field (Spark SQL resolves fields without case),
+    and neither can the key of a table not configured: those are read from a map of the image, which
+    is built only for the tables that need it. One difference from a map: an image that repeats a
+    key column's name gives its last value (the one the target's decoding reads), not its first. -#}
+{% macro _image_key_plan() -%}
+  {%- set tables = spark_cdc.get_config()['tables'] -%}
+  {%- set names = [] -%}
+  {%- for name, tcfg in tables.items() if tcfg.get('primary_key') -%}
+    {%- set pk = tcfg['primary_key'] -%}
+    {%- for c in ([pk] if pk is string else pk) if c not in names -%}{%- do names.append(c) -%}{%- endfor -%}
+  {%- endfor -%}
+  {%- set lowered = names | map('lower') | list -%}
+  {%- set columns = [] -%}
+  {%- for c in names if lowered.count(c | lower) == 1 -%}{%- do columns.append(c) -%}{%- endfor -%}
+  {%- set struct_tables = [] -%}
+  {%- for name, tcfg in tables.items() if tcfg.get('primary_key') -%}
+    {%- set pk = tcfg['primary_key'] -%}
+    {%- if (([pk] if pk is string else pk) | reject('in', columns) | list | length) == 0 -%}
+      {%- do struct_tables.append(name) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return({'columns': columns, 'tables': struct_tables}) }}
+{%- endmacro %}
+
+{#- SQL: whether the row's table is one whose key columns are all read from the struct. -#}
+{% macro _image_key_struct_table(source_table_expr, plan) -%}
+  {%- if plan['tables'] -%}
+  coalesce({{ source_table_expr }} in ({% for t in plan['tables'] %}{{ spark_cdc._sql_string(t) }}{{ ', ' if not loop.last }}{% endfor %}), false)
+  {%- else -%}
+  false
+  {%- endif -%}
+{%- endmacro %}
+
+{#- SQL: the image's key columns as a struct (null for a table not in plan.tables). -#}
+{% macro _image_key_fields(image_text_expr, source_table_expr, plan) -%}
+  {%- if plan['columns'] -%}
+  {%- set ddl -%}
+struct<{% for c in plan['columns'] %}`{{ c | replace('`', '``') }}`: string{{ ', ' if not loop.last }}{% endfor %}>
+  {%- endset -%}
+  case when {{ spark_cdc._image_key_struct_table(source_table_expr, plan) }}
+       then from_json({{ image_text_expr }}, {{ spark_cdc._sql_string(ddl) }}) end
+  {%- else -%}
+  cast(null as struct<unused: string>)
+  {%- endif -%}
+{%- endmacro %}
+
+{#- SQL: the image as map<string, string>, only for a table not in plan.tables. -#}
+{% macro _image_key_map(image_text_expr, source_table_expr, plan) -%}
+  case when not {{ spark_cdc._image_key_struct_table(source_table_expr, plan) }}
+       then from_json({{ image_text_expr }}, 'map<string, string>') end
+{%- endmacro %}
+
+{#- SQL over the lambda variable `column_var`: that key column's value in the image, from the
+    struct where it is one of its fields, else from the map (null for a table in plan.tables, whose
+    struct has every key column; the struct is null for the other tables). -#}
+{% macro _image_key_value(column_var, fields_expr, map_expr, plan) -%}
+  {%- if plan['columns'] -%}
+  coalesce(
+    case {{ column_var }}
+      {%- for c in plan['columns'] %}
+      when {{ spark_cdc._sql_string(c) }} then {{ fields_expr }}.`{{ c | replace('`', '``') }}`
+      {%- endfor %}
+    end,
+    try_element_at({{ map_expr }}, {{ column_var }}))
+  {%- else -%}
+  try_element_at({{ map_expr }}, {{ column_var }})
+  {%- endif -%}
+{%- endmacro %}

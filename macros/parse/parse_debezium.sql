@@ -10,6 +10,7 @@
   {%- set max_bytes = spark_cdc.get_config()['max_payload_bytes'] | int -%}
   {#- Unchanged TOASTed values arrive as a placeholder: that column is not present in the image. -#}
   {%- set placeholder = cfg['unavailable_value_placeholder'] -%}
+  {%- set key_plan = spark_cdc._image_key_plan() -%}
   {#- Scalars are read as strings and converted with try_cast, so a number sent as text (or the
       reverse) never turns the whole envelope into a corrupt record. -#}
   {%- set source_type -%}
@@ -31,13 +32,7 @@ struct<`schema`: {{ schema_type }}, payload: struct<{{ envelope_fields }}>, {{ e
         case when length(r.raw_value) <= {{ max_bytes }} then r.raw_value end,
         {{ spark_cdc._sql_string(message_schema) }},
         map('columnNameOfCorruptRecord', '_corrupt')
-      ) as j,
-      case
-        when r.raw_key is null or trim(r.raw_key) = '' then null
-        else coalesce(
-          from_json(r.raw_key, 'struct<payload: map<string, string>>').payload,
-          from_json(r.raw_key, 'map<string, string>'))
-      end as message_key_map
+      ) as j
     from {{ raw_cte }} as r
   ),
 
@@ -58,20 +53,37 @@ struct<`schema`: {{ schema_type }}, payload: struct<{{ envelope_fields }}>, {{ e
       v.e.op as op_raw,
       case when v.e.source.`table` is not null and v.e.source.`table` != ''
            then concat_ws('.', nullif(v.e.source.`schema`, ''), v.e.source.`table`) end as source_table,
+      {#- The after image as a map only when its text holds the placeholder (present_columns): a
+          placeholder without characters JSON escapes appears in the text as it is. The key columns
+          are read from the image by _image_key_fields / _image_key_map below. #}
+      {%- if placeholder and not modules.re.search('[\\x00-\\x1f"\\\\]', placeholder) %}
+      case when instr(v.e.after, {{ spark_cdc._sql_string(placeholder) }}) > 0
+           then from_json(v.e.after, 'map<string, string>') end as after_map,
+      {%- else %}
       from_json(v.e.after, 'map<string, string>') as after_map,
-      case when v.e.after is null then from_json(v.e.before, 'map<string, string>') end as before_map,
+      {%- endif %}
+      case when v.e.after is null then v.e.before else v.e.after end as image_text,
       transform(
         coalesce(from_json(v.e.source.sequence, 'array<string>'), array()),
         x -> try_cast(x as decimal(38,0))) as lsn_sequence
     from debezium_envelope as v
   ),
 
+  {#- The message key is parsed only where it is needed (a table not configured, or a key column
+      missing from the image): it is written into the expressions, not computed as a column for
+      every message. #}
   debezium_key_values as (
     select
       f.*,
-      {{ spark_cdc.key_values('f.pk_columns', 'coalesce(f.after_map, f.before_map)', 'f.message_key_map') }} as pk_values
+      transform(f.pk_columns,
+                c -> coalesce({{ spark_cdc._image_key_value('c', 'f.image_keys', 'f.image_map', key_plan) }},
+                              try_element_at({{ spark_cdc._debezium_key_map('f.raw_key') }}, c))) as pk_values
     from (
-      select c.*, {{ spark_cdc.primary_key_columns('c.source_table', 'c.message_key_map') }} as pk_columns
+      select
+        c.*,
+        {{ spark_cdc.primary_key_columns('c.source_table', spark_cdc._debezium_key_map('c.raw_key')) }} as pk_columns,
+        {{ spark_cdc._image_key_fields('c.image_text', 'c.source_table', key_plan) }} as image_keys,
+        {{ spark_cdc._image_key_map('c.image_text', 'c.source_table', key_plan) }} as image_map
       from debezium_fields as c
     ) as f
   ),
@@ -148,4 +160,15 @@ struct<`schema`: {{ schema_type }}, payload: struct<{{ envelope_fields }}>, {{ e
       when 'missing_key' then 'no primary-key value in after/before image or message key; configure var spark_cdc.tables[<schema.table>].primary_key'
     end as reason_detail
   from debezium_classified as d
+{%- endmacro %}
+
+{#- SQL: a Debezium message key as map<string, string> (the JSON converter's key, with or without
+    its schema block), or null for an empty key. -#}
+{% macro _debezium_key_map(raw_key_expr) -%}
+  (case
+     when {{ raw_key_expr }} is null or trim({{ raw_key_expr }}) = '' then null
+     else coalesce(
+       from_json({{ raw_key_expr }}, 'struct<payload: map<string, string>>').payload,
+       from_json({{ raw_key_expr }}, 'map<string, string>'))
+   end)
 {%- endmacro %}

@@ -40,13 +40,7 @@ struct<key: array<string>, `update`: map<string, string>, `reset`: map<string, s
         case when length(r.raw_value) <= {{ max_bytes }} then r.raw_value end,
         {{ spark_cdc._sql_string(message_schema) }},
         map('columnNameOfCorruptRecord', '_corrupt')
-      ) as j,
-      case
-        when r.raw_key is null or trim(r.raw_key) = '' then null
-        else coalesce(
-          from_json(r.raw_key, 'struct<payload: map<string, string>>').payload,
-          from_json(r.raw_key, 'map<string, string>'))
-      end as message_key_map
+      ) as j
     from {{ raw_cte }} as r
   ),
 
@@ -67,6 +61,9 @@ struct<key: array<string>, `update`: map<string, string>, `reset`: map<string, s
     from ydb_parsed as p
   ),
 
+  {#- The message key (Debezium-compatible mode only) is parsed where it is used, not for every
+      message. #}
+  {%- set key_map = spark_cdc._debezium_key_map('k.raw_key') %}
   ydb_keyed as (
     select
       m.*,
@@ -75,12 +72,12 @@ struct<key: array<string>, `update`: map<string, string>, `reset`: map<string, s
       select
         k.*,
         case when k.is_debezium
-             then {% if pk %}{{ pk_sorted_arr }}{% else %}array_sort(map_keys(k.message_key_map)){% endif %}
+             then {% if pk %}{{ pk_sorted_arr }}{% else %}array_sort(map_keys({{ key_map }})){% endif %}
              else {{ pk_sorted_arr }} end as pk_columns,
         case when k.is_debezium
              then {{ spark_cdc.key_values(
-                    ('' ~ pk_sorted_arr if pk else 'array_sort(map_keys(k.message_key_map))'),
-                    'coalesce(k.j.payload.after, k.j.payload.before)', 'k.message_key_map') }}
+                    ('' ~ pk_sorted_arr if pk else 'array_sort(map_keys(' ~ key_map ~ '))'),
+                    'coalesce(k.j.payload.after, k.j.payload.before)', key_map) }}
              else {{ json_key_values }} end as pk_values
       from ydb_mode as k
     ) as m
