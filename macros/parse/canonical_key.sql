@@ -34,19 +34,17 @@
     is built only for the tables that need it. One difference from a map: an image that repeats a
     key column's name gives its last value (the one the target's decoding reads), not its first. -#}
 {% macro _image_key_plan() -%}
-  {%- set tables = spark_cdc.get_config()['tables'] -%}
+  {%- set configured = spark_cdc._configured_primary_keys() -%}
   {%- set names = [] -%}
-  {%- for name, tcfg in tables.items() if tcfg.get('primary_key') -%}
-    {%- set pk = tcfg['primary_key'] -%}
-    {%- for c in ([pk] if pk is string else pk) if c not in names -%}{%- do names.append(c) -%}{%- endfor -%}
+  {%- for name, pk in configured -%}
+    {%- for c in pk if c not in names -%}{%- do names.append(c) -%}{%- endfor -%}
   {%- endfor -%}
   {%- set lowered = names | map('lower') | list -%}
   {%- set columns = [] -%}
   {%- for c in names if lowered.count(c | lower) == 1 -%}{%- do columns.append(c) -%}{%- endfor -%}
   {%- set struct_tables = [] -%}
-  {%- for name, tcfg in tables.items() if tcfg.get('primary_key') -%}
-    {%- set pk = tcfg['primary_key'] -%}
-    {%- if (([pk] if pk is string else pk) | reject('in', columns) | list | length) == 0 -%}
+  {%- for name, pk in configured -%}
+    {%- if (pk | reject('in', columns) | list | length) == 0 -%}
       {%- do struct_tables.append(name) -%}
     {%- endif -%}
   {%- endfor -%}

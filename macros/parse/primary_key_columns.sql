@@ -7,12 +7,7 @@
 {%- endmacro %}
 
 {% macro default__primary_key_columns(source_table_expr, message_key_map_expr) -%}
-  {%- set tables = spark_cdc.get_config()['tables'] -%}
-  {%- set configured = [] -%}
-  {%- for name, tcfg in tables.items() if tcfg.get('primary_key') -%}
-    {%- set pk = tcfg['primary_key'] -%}
-    {%- do configured.append((name, [pk] if pk is string else pk)) -%}
-  {%- endfor -%}
+  {%- set configured = spark_cdc._configured_primary_keys() -%}
   {%- set fallback = 'array_sort(map_keys(' ~ message_key_map_expr ~ '))' -%}
   {#- No configured table: the message key alone (a CASE needs at least one WHEN). -#}
   {%- if not configured -%}
@@ -25,4 +20,15 @@
   {%- endfor %}
     else {{ fallback }}
   end
+{%- endmacro %}
+
+{#- The configured tables that declare a primary key, as (table name, list of key column names in
+    declared order): var spark_cdc.tables[<t>].primary_key, a name or a list. -#}
+{% macro _configured_primary_keys() -%}
+  {%- set configured = [] -%}
+  {%- for name, tcfg in spark_cdc.get_config()['tables'].items() if tcfg.get('primary_key') -%}
+    {%- set pk = tcfg['primary_key'] -%}
+    {%- do configured.append((name, [pk] if pk is string else pk)) -%}
+  {%- endfor -%}
+  {{ return(configured) }}
 {%- endmacro %}
