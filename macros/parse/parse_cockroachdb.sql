@@ -334,14 +334,10 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
     (the order of CockroachDB's key array), or null when the table has none configured. The table
     name from the message is compared with configuration literals only. -#}
 {% macro _cockroachdb_primary_key_names(source_table_expr) -%}
-  {%- set tables = spark_cdc.get_config()['tables'] -%}
-  {%- set configured = [] -%}
-  {%- for name, tcfg in tables.items() if tcfg.get('primary_key') -%}{%- do configured.append(name) -%}{%- endfor -%}
+  {%- set configured = spark_cdc._configured_primary_keys() -%}
   {%- if configured -%}
   case
-    {%- for name in configured %}
-    {%- set pk = tables[name]['primary_key'] -%}
-    {%- set pk = [pk] if pk is string else pk %}
+    {%- for name, pk in configured %}
     when {{ source_table_expr }} = {{ spark_cdc._sql_string(name) }}
       then array({% for c in pk | unique %}{{ spark_cdc._sql_string(c) }}{{ ', ' if not loop.last }}{% endfor %})
     {%- endfor %}

@@ -14,7 +14,6 @@
   {%- set default_table = cfg.get('source_table') -%}
   {%- set md_relation = known_metadata_relation -%}
   {%- if md_relation is none and is_incremental() -%}{%- set md_relation = this -%}{%- endif -%}
-  {%- set tables = spark_cdc.get_config()['tables'] -%}
   {#- Scalars are read as strings (numbers keep their spelling) and converted with try_cast, so a
       number sent as text never turns the whole message into a corrupt record. -#}
   {%- set headers_type -%}
@@ -179,13 +178,10 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
         select
           x.*,
           {#- A CASE needs at least one WHEN: without configured tables, no configured key. #}
-          {%- set keyed = [] -%}
-          {%- for name, tcfg in tables.items() if tcfg.get('primary_key') %}{% do keyed.append(name) %}{% endfor %}
+          {%- set keyed = spark_cdc._configured_primary_keys() -%}
           {%- if keyed %}
           case
-          {%- for name in keyed %}
-            {%- set pk = tables[name]['primary_key'] -%}
-            {%- set pk = [pk] if pk is string else pk %}
+          {%- for name, pk in keyed %}
             when x.source_table = {{ spark_cdc._sql_string(name) }}
               then array({% for c in pk | unique | sort %}{{ spark_cdc._sql_string(c) }}{{ ', ' if not loop.last }}{% endfor %})
           {%- endfor %}
