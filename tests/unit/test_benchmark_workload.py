@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import json
 from dataclasses import replace
@@ -10,7 +11,9 @@ from dataclasses import replace
 import pytest
 from dbt_spark_cdc.testing import FORMATS
 
+from benchmarks.columnar import raw_batch
 from benchmarks.envelopes import ENVELOPES, preamble
+from benchmarks.generate import raw_rows
 from benchmarks.workload import (
     Workload,
     event,
@@ -77,3 +80,26 @@ def test_every_envelope_is_json_and_names_its_event(fmt: str) -> None:
     values = " ".join(value for _, value in messages)
     # Some representation of a value that only event 7's row has.
     assert row_of(WL, event(WL, 7).key, 0)["c00_string"] in values
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize(
+    "wl",
+    [
+        replace(WL, chunked_fraction=0.2),
+        # A second batch; 13 columns (two-byte Qlik masks); string heads longer than payload_bytes.
+        Workload(events=3_000, keys=700, first_event=3_000, payload_width=13, payload_bytes=6),
+    ],
+    ids=["batch1", "batch2-wide-short"],
+)
+def test_columnar_generator_lands_exactly_the_per_event_rows(fmt: str, wl: Workload) -> None:
+    """``land`` generates with ``columnar.raw_batch``; ``raw_rows`` (the envelopes, one event at a
+    time) defines what must land: the same rows, byte for byte, in the same order, for the whole
+    batch and for a range starting inside it (as ``mapInArrow`` hands out)."""
+    ingested_at = dt.datetime(2026, 11, 26, 7, 30, 0, 123456)
+    start = wl.first_event
+    for positions in (range(start, start + wl.events), range(start + 450, start + 1_700)):
+        want = list(raw_rows(fmt, wl, positions, ingested_at))
+        got = [tuple(row.values()) for row in raw_batch(fmt, wl, positions, ingested_at).to_pylist()]
+        assert len(got) > len(positions)  # redeliveries (and DSQL fragments) add rows
+        assert got == want
