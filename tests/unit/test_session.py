@@ -96,13 +96,15 @@ def test_prepare_session_applies_defaults_once_unless_the_profile_sets_them(monk
     monkeypatch.setattr(dbt_spark_cdc.udfs, "register_udfs", lambda spark: registered.append(spark))
     key = "spark.sql.parquet.outputTimestampType"
 
+    huge = "spark.sql.codegen.hugeMethodLimit"
+
     spark = types.SimpleNamespace(conf=_FakeConf())
     assert session.prepare_session(spark, {"spark.master": "local[2]"}) is spark
-    assert spark.conf.values == {key: "TIMESTAMP_MICROS"}
+    assert spark.conf.values == {key: "TIMESTAMP_MICROS", huge: "8000"}
     spark.conf.values[key] = "INT96"  # changed by the user after the first statement: kept
     session.prepare_session(spark, {})
-    assert spark.conf.values == {key: "INT96"} and len(registered) == 2
+    assert spark.conf.values == {key: "INT96", huge: "8000"} and len(registered) == 2
 
     chosen = types.SimpleNamespace(conf=_FakeConf())
     session.prepare_session(chosen, {key: "INT96"})
-    assert chosen.conf.values == {}
+    assert chosen.conf.values == {huge: "8000"}
