@@ -34,7 +34,6 @@ from benchmarks.workload import (
     LSN_BASE,
     OFFSET_STRIDE,
     TS_BASE_MS,
-    Column,
     Workload,
     columns,
     event,
@@ -42,7 +41,6 @@ from benchmarks.workload import (
 
 Ints = np.ndarray[Any, np.dtype[np.int64]]
 Bools = np.ndarray[Any, np.dtype[np.bool_]]
-Texts = pa.Array  # JSON text, one string per event
 Piece = str | pa.Array
 
 _U64 = 0xFFFFFFFFFFFFFFFF
@@ -409,6 +407,3 @@ def raw_batch(fmt: str, wl: Workload, positions: range, ingested_at: dt.datetime
         ],
         schema=ARROW_SCHEMA,
     )
-
-
-__all__ = ["ARROW_SCHEMA", "Column", "Events", "Rows", "events", "raw_batch", "rows"]
