@@ -30,10 +30,8 @@ from benchmarks import envelopes
 from benchmarks.workload import (
     _FILLER,
     BUCKETS,
-    EVENTS_PER_MS,
-    LSN_BASE,
     OFFSET_STRIDE,
-    TS_BASE_MS,
+    SourceOrder,
     Workload,
     columns,
     event,
@@ -103,8 +101,9 @@ def _deletes(wl: Workload, key: Ints, n: Ints) -> Bools:
 
 
 @dataclass(frozen=True)
-class Events:
-    """Events by source index (``workload.event``), as arrays."""
+class Events(SourceOrder):
+    """Events by source index (``workload.event``), as arrays; ``lsn``, ``commit_ms``, ``commit_ns``
+    and ``tx_id`` come from ``SourceOrder``, as ``Event``'s do."""
 
     index: Ints
     key: Ints
@@ -115,22 +114,6 @@ class Events:
     @property
     def update(self) -> Bools:
         return ~(self.insert | self.delete)
-
-    @property
-    def lsn(self) -> Ints:
-        return LSN_BASE + 8 * self.index
-
-    @property
-    def commit_ms(self) -> Ints:
-        return TS_BASE_MS + self.index // EVENTS_PER_MS
-
-    @property
-    def commit_ns(self) -> Ints:
-        return self.commit_ms * 1_000_000 + self.index % EVENTS_PER_MS * 1_000
-
-    @property
-    def tx_id(self) -> Ints:
-        return 100_000 + self.index // 4
 
 
 def events(wl: Workload, index: Ints) -> Events:
@@ -166,6 +149,8 @@ def rows(wl: Workload, key: Ints, n: Ints, *, integral_doubles_as_ints: bool = F
     texts = {"id": key_text, "bucket": _text(values["bucket"])}
     base = mix(wl.seed, key, n)
     head: pa.Array | None = None
+    # _FILLER[s : s + payload_bytes] for each start s a hash can pick
+    fillers = pa.array([_FILLER[s : s + wl.payload_bytes] for s in range(36)])
     for i, col in enumerate(columns(wl)[2:]):
         with np.errstate(over="ignore"):
             h = base * np.uint64(2 * i + 1) + np.uint64(i * 0x9E3779B97F4A7C15 & _U64)
@@ -173,7 +158,6 @@ def rows(wl: Workload, key: Ints, n: Ints, *, integral_doubles_as_ints: bool = F
         if col.spark_type == "string":
             if head is None:
                 head = _join("k", key_text, "n", _text(n), ":")
-            fillers = pa.array([_FILLER[s : s + wl.payload_bytes] for s in range(36)])
             whole = _join(head, pc.take(fillers, pa.array((h % np.uint64(36)).astype(np.int64))))
             # head + _FILLER[s : s + max(payload_bytes - len(head), 0)]
             short = pc.less(pc.utf8_length(head), wl.payload_bytes)
@@ -362,38 +346,37 @@ def raw_batch(fmt: str, wl: Workload, positions: range, ingested_at: dt.datetime
     at = np.concatenate([position, position[again]])
     index = np.concatenate([landed, landed_event_index(wl, position[again] - wl.redelivery_lag)])
     keys, values, special = ENCODERS[fmt](wl, events(wl, index))
+    # Rows from envelopes.py: the log's first messages (Qlik's table metadata), before the first
+    # change's offset, and the messages of events the template left out (DSQL's chunked records).
     # A redelivery comes after all of its position's own messages (several for a chunked record).
+    first = envelopes.preamble(fmt, wl) if positions.start == 0 else []
+    extra = [(0, i - len(first), k, v) for i, (k, v) in enumerate(first)]
     own = np.ones(len(position), np.int64)
-    extra: list[tuple[int, int, str | None, str]] = []
     for i in np.flatnonzero(special).tolist():
         messages = envelopes.ENVELOPES[fmt](wl, event(wl, int(index[i])))
         slot = i if i < len(position) else int(np.searchsorted(position, at[i]))
-        first = 0 if i < len(position) else int(own[slot])
+        base = int(position[slot]) * OFFSET_STRIDE + (0 if i < len(position) else int(own[slot]))
         if i < len(position):
             own[i] = len(messages)
-        extra += [(slot, first + j, k, v) for j, (k, v) in enumerate(messages)]
+        extra += [(int(partition[slot]), base + j, k, v) for j, (k, v) in enumerate(messages)]
     sub = np.concatenate([np.zeros(len(position), np.int64), own[again]])
     keep = pa.array(~special)
     columns_: list[Any] = [
-        np.concatenate([partition, partition[again]])[~special],
-        (at * OFFSET_STRIDE + sub)[~special],
-        pc.filter(keys if keys is not None else pa.nulls(len(index), pa.string()), keep),
-        pc.filter(values, keep),
+        np.concatenate(
+            [
+                np.concatenate([partition, partition[again]])[~special],
+                np.array([e[0] for e in extra], np.int64),
+            ]
+        ),
+        np.concatenate([(at * OFFSET_STRIDE + sub)[~special], np.array([e[1] for e in extra], np.int64)]),
+        pa.concat_arrays(
+            [
+                pc.filter(keys if keys is not None else pa.nulls(len(index), pa.string()), keep),
+                pa.array([e[2] for e in extra], pa.string()),
+            ]
+        ),
+        pa.concat_arrays([pc.filter(values, keep), pa.array([e[3] for e in extra], pa.string())]),
     ]
-    if extra:
-        slots = np.array([e[0] for e in extra], np.int64)
-        columns_[0] = np.concatenate([columns_[0], partition[slots]])
-        columns_[1] = np.concatenate([columns_[1], position[slots] * OFFSET_STRIDE + [e[1] for e in extra]])
-        columns_[2] = pa.concat_arrays([columns_[2], pa.array([e[2] for e in extra], pa.string())])
-        columns_[3] = pa.concat_arrays([columns_[3], pa.array([e[3] for e in extra], pa.string())])
-    if positions.start == 0:
-        # The log's first messages (Qlik's table metadata), before the first change's offset.
-        first_messages = envelopes.preamble(fmt, wl)
-        count = len(first_messages)
-        columns_[0] = np.concatenate([np.zeros(count, np.int64), columns_[0]])
-        columns_[1] = np.concatenate([np.arange(-count, 0, dtype=np.int64), columns_[1]])
-        columns_[2] = pa.concat_arrays([pa.array([k for k, _ in first_messages], pa.string()), columns_[2]])
-        columns_[3] = pa.concat_arrays([pa.array([v for _, v in first_messages], pa.string()), columns_[3]])
     order = pa.array(np.argsort(columns_[1], kind="stable"))
     n = len(columns_[1])
     at_time = np.full(n, np.datetime64(ingested_at.replace(tzinfo=None), "us"))

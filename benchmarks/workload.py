@@ -141,8 +141,32 @@ def row_of(wl: Workload, key: int, n: int) -> dict[str, Any]:
     return row
 
 
+class SourceOrder:
+    """The ordering values every envelope derives from an event's source index (``index``): the
+    same arithmetic for one event (``Event``) and for an array of them (``columnar.Events``)."""
+
+    index: Any
+
+    @property
+    def lsn(self) -> Any:
+        return LSN_BASE + 8 * self.index
+
+    @property
+    def commit_ms(self) -> Any:
+        return TS_BASE_MS + self.index // EVENTS_PER_MS
+
+    @property
+    def commit_ns(self) -> Any:
+        # Distinct per event: DSQL orders by ts_ns alone.
+        return self.commit_ms * 1_000_000 + self.index % EVENTS_PER_MS * 1_000
+
+    @property
+    def tx_id(self) -> Any:
+        return 100_000 + self.index // 4
+
+
 @dataclass(frozen=True)
-class Event:
+class Event(SourceOrder):
     """Change ``index`` of the source (its commit order) and everything an envelope needs."""
 
     index: int
@@ -151,23 +175,6 @@ class Event:
     op: str
     after: dict[str, Any] | None
     before: dict[str, Any] | None
-
-    @property
-    def lsn(self) -> int:
-        return LSN_BASE + 8 * self.index
-
-    @property
-    def commit_ms(self) -> int:
-        return TS_BASE_MS + self.index // EVENTS_PER_MS
-
-    @property
-    def commit_ns(self) -> int:
-        # Distinct per event: DSQL orders by ts_ns alone.
-        return self.commit_ms * 1_000_000 + self.index % EVENTS_PER_MS * 1_000
-
-    @property
-    def tx_id(self) -> int:
-        return 100_000 + self.index // 4
 
 
 def event(wl: Workload, index: int) -> Event:

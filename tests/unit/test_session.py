@@ -95,7 +95,6 @@ def test_prepare_session_applies_defaults_once_unless_the_profile_sets_them(monk
     registered = []
     monkeypatch.setattr(dbt_spark_cdc.udfs, "register_udfs", lambda spark: registered.append(spark))
     key = "spark.sql.parquet.outputTimestampType"
-
     huge = "spark.sql.codegen.hugeMethodLimit"
 
     spark = types.SimpleNamespace(conf=_FakeConf())
