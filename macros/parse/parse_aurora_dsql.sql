@@ -23,7 +23,7 @@ struct<type: string, op: string, before: string, after: string,
     select
       r.*,
       from_json(
-        case when length(r.raw_value) <= {{ max_bytes }} then r.raw_value end,
+        case when octet_length(r.raw_value) <= {{ max_bytes }} then r.raw_value end,
         {{ spark_cdc._sql_string(message_schema | replace('\n', ' ')) }},
         map('columnNameOfCorruptRecord', '_corrupt')
       ) as j
@@ -57,8 +57,8 @@ struct<type: string, op: string, before: string, after: string,
       f.*,
       case
       when f.raw_value is null or trim(f.raw_value) = '' then named_struct('code', 'malformed_json', 'detail', 'empty value')
-      when length(f.raw_value) > {{ max_bytes }}
-        then named_struct('code', 'payload_too_large', 'detail', concat('length ', length(f.raw_value), ' > max_payload_bytes {{ max_bytes }}'))
+      when octet_length(f.raw_value) > {{ max_bytes }}
+        then named_struct('code', 'payload_too_large', 'detail', concat(octet_length(f.raw_value), ' bytes > max_payload_bytes {{ max_bytes }}'))
       when f.j is null then named_struct('code', 'malformed_json', 'detail', cast(null as string))
       when f.j._corrupt is not null and from_json(f.raw_value, 'map<string, string>') is null
         then named_struct('code', 'malformed_json', 'detail', cast(null as string))

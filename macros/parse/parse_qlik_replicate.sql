@@ -36,7 +36,7 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
     select
       r.*,
       from_json(
-        case when length(r.raw_value) <= {{ max_bytes }} then r.raw_value end,
+        case when octet_length(r.raw_value) <= {{ max_bytes }} then r.raw_value end,
         {{ spark_cdc._sql_string(message_schema) }},
         map('columnNameOfCorruptRecord', '_corrupt')
       ) as j
@@ -116,12 +116,15 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
       usable metadata message, so the others are not parsed a second time for this branch. The test
       is the CASE's condition, not a conjunct of the WHERE: from a conjunct on the parsed columns,
       Spark infers not-null filters on the parse and places them first, which parsed every message
-      (half the Qlik staging time). #}
+      (half the Qlik staging time). It reads raw_text, the value as landed, not raw_value: raw_value
+      is the checked value (spark_cdc._checked_raw_value, a second JSON parse of every message), and
+      Spark evaluated it for every message to test its text. The two differ only for a value that
+      cannot be one JSON text, which is no metadata message either way. #}
   qlik_known_metadata as (
     select source_table, try_cast(m.lineage.tableVersion as bigint) as table_version, md_columns as columns,
            raw_partition as md_partition, raw_order as md_order
     from qlik_fields
-    where case when instr(raw_value, 'tableStructure') > 0 or instr(raw_value, '\\u') > 0
+    where case when contains(raw_text, 'tableStructure') or contains(raw_text, '\\u')
                then message_type = 'MD' and j._corrupt is null and source_table is not null
                     and {{ spark_cdc._qlik_metadata_columns_valid('md_columns') }}
                else false end
@@ -199,7 +202,7 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
     select
       c.*,
       case
-        when length(c.raw_value) > {{ max_bytes }} then 'payload_too_large'
+        when octet_length(c.raw_value) > {{ max_bytes }} then 'payload_too_large'
         when c.raw_value is null or trim(c.raw_value) = '' or c.j is null then 'malformed_json'
         when c.j._corrupt is not null and from_json(c.raw_value, 'map<string, string>') is null then 'malformed_json'
         when c.j._corrupt is not null then 'invalid_envelope'
@@ -291,7 +294,7 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
     q.reason_code,
     case q.reason_code
       when 'metadata' then concat('table version ', coalesce(q.m.lineage.tableVersion, 'null'))
-      when 'payload_too_large' then concat('length ', length(q.raw_value), ' > max_payload_bytes {{ max_bytes }}')
+      when 'payload_too_large' then concat(octet_length(q.raw_value), ' bytes > max_payload_bytes {{ max_bytes }}')
       when 'unknown_op' then concat('operation=', coalesce(substr(q.m.headers.operation, 1, 40), 'null'))
       when 'invalid_envelope' then
         case
@@ -323,12 +326,14 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
 
 {#- SQL expression: the 1-based column ordinals whose bits a Qlik mask sets. The mask is hex text of
     a little-endian bitmask: its last digit holds ordinals 1-4 (bit 0 = ordinal 1), the digit before
-    it ordinals 5-8, and so on, so any width decodes the same way ("0B" -> 1, 2, 4). -#}
+    it ordinals 5-8, and so on, so any width decodes the same way ("0B" -> 1, 2, 4). A digit's value
+    is its position in '0123456789abcdef' (masks_valid admits hex digits only): conv() per bit
+    boxed every digit and was a seventh of the Qlik staging time. -#}
 {% macro _qlik_mask_ordinals(mask_expr) -%}
   case when {{ mask_expr }} is not null then
     filter(
       sequence(1, length({{ mask_expr }}) * 4),
-      o -> (cast(conv(substr({{ mask_expr }}, length({{ mask_expr }}) - cast((o - 1) div 4 as int), 1), 16, 10) as int)
+      o -> ((instr('0123456789abcdef', lower(substr({{ mask_expr }}, length({{ mask_expr }}) - cast((o - 1) div 4 as int), 1))) - 1)
             & shiftleft(1, cast((o - 1) % 4 as int))) != 0)
   end
 {%- endmacro %}

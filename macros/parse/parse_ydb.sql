@@ -37,7 +37,7 @@ struct<key: array<string>, `update`: map<string, string>, `reset`: map<string, s
     select
       r.*,
       from_json(
-        case when length(r.raw_value) <= {{ max_bytes }} then r.raw_value end,
+        case when octet_length(r.raw_value) <= {{ max_bytes }} then r.raw_value end,
         {{ spark_cdc._sql_string(message_schema) }},
         map('columnNameOfCorruptRecord', '_corrupt')
       ) as j
@@ -102,7 +102,7 @@ struct<key: array<string>, `update`: map<string, string>, `reset`: map<string, s
       c.*,
       case
         when c.raw_value is null or trim(c.raw_value) = '' then 'malformed_json'
-        when length(c.raw_value) > {{ max_bytes }} then 'payload_too_large'
+        when octet_length(c.raw_value) > {{ max_bytes }} then 'payload_too_large'
         when c.j is null then 'malformed_json'
         when c.j._corrupt is not null and from_json(c.raw_value, 'map<string, string>') is null then 'malformed_json'
         when c.j._corrupt is not null then 'invalid_envelope'
@@ -187,7 +187,7 @@ struct<key: array<string>, `update`: map<string, string>, `reset`: map<string, s
         else 'an envelope field has the wrong JSON type' end
       when 'malformed_json' then case when d.raw_value is null or trim(d.raw_value) = ''
         then 'empty value (YDB changefeeds send no tombstones)' else 'not a JSON object' end
-      when 'payload_too_large' then concat('length ', length(d.raw_value), ' > max_payload_bytes {{ max_bytes }}')
+      when 'payload_too_large' then concat(octet_length(d.raw_value), ' bytes > max_payload_bytes {{ max_bytes }}')
       when 'missing_key' then
       {%- if pk %}
         case when not d.is_debezium and d.j.key is not null and size(d.j.key) != {{ pk | length }}

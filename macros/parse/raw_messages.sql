@@ -1,5 +1,7 @@
 {#- Raw rows of a format not yet staged: the landing contract (value, optional key, order column,
-    optional partition and ingestion-time columns) normalised to fixed names. The watermark is the
+    optional partition and ingestion-time columns) normalised to fixed names. raw_value is the value
+    checked to be one JSON text (_checked_raw_value); raw_text is the value as landed, for cheap
+    text tests that must not pay for that check (Spark prunes it where unused). The watermark is the
     highest order value already staged, per partition when a partition column is configured. -#}
 {% macro raw_messages(format) -%}
   {{ return(adapter.dispatch('raw_messages', 'spark_cdc')(format)) }}
@@ -12,10 +14,11 @@
   {#- The raw relation's columns, looked up once (each lookup may be a DESCRIBE). -#}
   {%- set column_types = spark_cdc._raw_column_types(rel) if execute else {} -%}
   select
-    raw_value, raw_key, raw_order, raw_partition, ingested_at
+    raw_value, raw_text, raw_key, raw_order, raw_partition, ingested_at
   from (
     select
       {{ spark_cdc._checked_raw_value("cast(r." ~ q(cfg['value_column']) ~ " as string)") }} as raw_value,
+      cast(r.{{ q(cfg['value_column']) }} as string) as raw_text,
       {% if cfg.get('key_column') %}cast(r.{{ q(cfg['key_column']) }} as string){% else %}cast(null as string){% endif %} as raw_key,
       {{ spark_cdc._raw_order_expr(rel, cfg['order_column'], format, column_types) }} as raw_order,
       {% if cfg.get('partition_column') %}cast(r.{{ q(cfg['partition_column']) }} as string){% else %}cast(null as string){% endif %} as raw_partition,

@@ -37,6 +37,7 @@ from (
   with raw_messages as (
     select
       q.raw_value,
+      q.raw_value as raw_text,
       q.raw_key,
       q.raw_ref.order as raw_order,
       q.raw_ref.partition as raw_partition,
