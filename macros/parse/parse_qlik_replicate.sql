@@ -328,7 +328,7 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
     a little-endian bitmask: its last digit holds ordinals 1-4 (bit 0 = ordinal 1), the digit before
     it ordinals 5-8, and so on, so any width decodes the same way ("0B" -> 1, 2, 4). A digit's value
     is its position in '0123456789abcdef' (masks_valid admits hex digits only): conv() per bit
-    boxed every digit and was a seventh of the Qlik staging time. -#}
+    boxed every digit and was in a seventh of the profile samples of Qlik's main stage. -#}
 {% macro _qlik_mask_ordinals(mask_expr) -%}
   case when {{ mask_expr }} is not null then
     filter(
