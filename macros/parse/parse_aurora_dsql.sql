@@ -8,7 +8,6 @@
 {%- endmacro %}
 
 {% macro default__parse_aurora_dsql(raw_cte) -%}
-  {%- set max_bytes = spark_cdc.get_config()['max_payload_bytes'] | int -%}
   {#- Scalars are read as strings (Spark keeps a JSON number's spelling) and converted with try_cast;
       before/after are read as JSON text and parsed as maps, so added, dropped or renamed columns
       never break the parse. -#}
@@ -23,7 +22,7 @@ struct<type: string, op: string, before: string, after: string,
     select
       r.*,
       from_json(
-        case when octet_length(r.raw_value) <= {{ max_bytes }} then r.raw_value end,
+        case when {{ spark_cdc._payload_within_limit('r.raw_value') }} then r.raw_value end,
         {{ spark_cdc._sql_string(message_schema | replace('\n', ' ')) }},
         map('columnNameOfCorruptRecord', '_corrupt')
       ) as j
@@ -57,8 +56,8 @@ struct<type: string, op: string, before: string, after: string,
       f.*,
       case
       when f.raw_value is null or trim(f.raw_value) = '' then named_struct('code', 'malformed_json', 'detail', 'empty value')
-      when octet_length(f.raw_value) > {{ max_bytes }}
-        then named_struct('code', 'payload_too_large', 'detail', concat(octet_length(f.raw_value), ' bytes > max_payload_bytes {{ max_bytes }}'))
+      when {{ spark_cdc._payload_too_large('f.raw_value') }}
+        then named_struct('code', 'payload_too_large', 'detail', {{ spark_cdc._payload_too_large_detail('f.raw_value') }})
       when f.j is null then named_struct('code', 'malformed_json', 'detail', cast(null as string))
       when f.j._corrupt is not null and from_json(f.raw_value, 'map<string, string>') is null
         then named_struct('code', 'malformed_json', 'detail', cast(null as string))

@@ -12,7 +12,6 @@
   {%- set envelope = opts['envelope'] -%}
   {%- set order_by = opts['order_by'] -%}
   {%- set wrapped = envelope in ('wrapped', 'enriched') -%}
-  {%- set max_bytes = spark_cdc.get_config()['max_payload_bytes'] | int -%}
   {%- set s = spark_cdc._sql_string -%}
   {#- Wrapped / enriched envelope fields. Every field is a variant or a string, so the cast of any
       JSON object succeeds; the JSON type of each field is checked where it is used. -#}
@@ -29,7 +28,7 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
   cockroachdb_parsed as (
     select
       r.*,
-      case when octet_length(r.raw_value) <= {{ max_bytes }} then try_parse_json(r.raw_value) end as v0
+      case when {{ spark_cdc._payload_within_limit('r.raw_value') }} then try_parse_json(r.raw_value) end as v0
     from {{ raw_cte }} as r
   ),
 
@@ -196,7 +195,7 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
         when c.is_empty then 'tombstone'
         {%- endif %}
         when c.is_empty then null
-        when octet_length(c.raw_value) > {{ max_bytes }} then 'payload_too_large'
+        when {{ spark_cdc._payload_too_large('c.raw_value') }} then 'payload_too_large'
         when c.v0 is null or c.m is null then 'malformed_json'
         when c.top is null then 'malformed_json'
         when c.resolved_text is not null and not c.resolved_valid then 'invalid_envelope'
@@ -275,7 +274,7 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
     z.reason_code,
     case z.reason_code
       when 'resolved' then concat('resolved ', z.resolved_text)
-      when 'payload_too_large' then concat(octet_length(z.raw_value), ' bytes > max_payload_bytes {{ max_bytes }}')
+      when 'payload_too_large' then {{ spark_cdc._payload_too_large_detail('z.raw_value') }}
       when 'malformed_json' then 'the value (or a sinkless row''s inner value) is not a JSON object'
       when 'unknown_op' then concat('op=', coalesce(substr(z.op_raw, 1, 40), 'null'))
       when 'missing_source_table' then 'no topic, __crdb__.topic, sinkless table or enriched source.table_name; set var spark_cdc.formats.cockroachdb.source_table'

@@ -7,7 +7,6 @@
 
 {% macro default__parse_debezium(raw_cte) -%}
   {%- set cfg = spark_cdc.format_config('debezium') -%}
-  {%- set max_bytes = spark_cdc.get_config()['max_payload_bytes'] | int -%}
   {#- Unchanged TOASTed values arrive as a placeholder: that column is not present in the image. -#}
   {%- set placeholder = cfg['unavailable_value_placeholder'] -%}
   {%- set key_plan = spark_cdc._image_key_plan() -%}
@@ -29,7 +28,7 @@ struct<`schema`: {{ schema_type }}, payload: struct<{{ envelope_fields }}>, {{ e
     select
       r.*,
       from_json(
-        case when octet_length(r.raw_value) <= {{ max_bytes }} then r.raw_value end,
+        case when {{ spark_cdc._payload_within_limit('r.raw_value') }} then r.raw_value end,
         {{ spark_cdc._sql_string(message_schema) }},
         map('columnNameOfCorruptRecord', '_corrupt')
       ) as j
@@ -94,7 +93,7 @@ struct<`schema`: {{ schema_type }}, payload: struct<{{ envelope_fields }}>, {{ e
       {{ spark_cdc.canonical_key('k.pk_columns', 'k.pk_values') }} as canonical_key,
       case
         when k.raw_value is null or trim(k.raw_value) = '' then 'tombstone'
-        when octet_length(k.raw_value) > {{ max_bytes }} then 'payload_too_large'
+        when {{ spark_cdc._payload_too_large('k.raw_value') }} then 'payload_too_large'
         when k.j is null then 'malformed_json'
         when k.j._corrupt is not null and from_json(k.raw_value, 'map<string, string>') is null then 'malformed_json'
         when k.j._corrupt is not null then 'invalid_envelope'
@@ -156,7 +155,7 @@ struct<`schema`: {{ schema_type }}, payload: struct<{{ envelope_fields }}>, {{ e
     case d.reason_code
       when 'unknown_op' then concat('op=', coalesce(substr(d.op_raw, 1, 40), 'null'))
       when 'invalid_envelope' then 'an envelope field has the wrong JSON type'
-      when 'payload_too_large' then concat(octet_length(d.raw_value), ' bytes > max_payload_bytes {{ max_bytes }}')
+      when 'payload_too_large' then {{ spark_cdc._payload_too_large_detail('d.raw_value') }}
       when 'missing_key' then 'no primary-key value in after/before image or message key; configure var spark_cdc.tables[<schema.table>].primary_key'
     end as reason_detail
   from debezium_classified as d

@@ -9,7 +9,6 @@
 
 {% macro default__parse_qlik_replicate(raw_cte, known_metadata_relation=none) -%}
   {%- set cfg = spark_cdc.format_config('qlik_replicate') -%}
-  {%- set max_bytes = spark_cdc.get_config()['max_payload_bytes'] | int -%}
   {%- set max_mask_digits = cfg.get('max_mask_hex_digits', 4096) | int -%}
   {%- set default_table = cfg.get('source_table') -%}
   {%- set md_relation = known_metadata_relation -%}
@@ -36,7 +35,7 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
     select
       r.*,
       from_json(
-        case when octet_length(r.raw_value) <= {{ max_bytes }} then r.raw_value end,
+        case when {{ spark_cdc._payload_within_limit('r.raw_value') }} then r.raw_value end,
         {{ spark_cdc._sql_string(message_schema) }},
         map('columnNameOfCorruptRecord', '_corrupt')
       ) as j
@@ -202,7 +201,7 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
     select
       c.*,
       case
-        when octet_length(c.raw_value) > {{ max_bytes }} then 'payload_too_large'
+        when {{ spark_cdc._payload_too_large('c.raw_value') }} then 'payload_too_large'
         when c.raw_value is null or trim(c.raw_value) = '' or c.j is null then 'malformed_json'
         when c.j._corrupt is not null and from_json(c.raw_value, 'map<string, string>') is null then 'malformed_json'
         when c.j._corrupt is not null then 'invalid_envelope'
@@ -294,7 +293,7 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
     q.reason_code,
     case q.reason_code
       when 'metadata' then concat('table version ', coalesce(q.m.lineage.tableVersion, 'null'))
-      when 'payload_too_large' then concat(octet_length(q.raw_value), ' bytes > max_payload_bytes {{ max_bytes }}')
+      when 'payload_too_large' then {{ spark_cdc._payload_too_large_detail('q.raw_value') }}
       when 'unknown_op' then concat('operation=', coalesce(substr(q.m.headers.operation, 1, 40), 'null'))
       when 'invalid_envelope' then
         case

@@ -8,7 +8,6 @@
 
 {% macro default__parse_ydb(raw_cte) -%}
   {%- set settings = spark_cdc._ydb_settings() -%}
-  {%- set max_bytes = spark_cdc.get_config()['max_payload_bytes'] | int -%}
   {%- set table_lit = spark_cdc._sql_string(settings.source_table) -%}
   {%- set pk = settings.primary_key -%}
   {%- set pk_sorted = pk | sort -%}
@@ -37,7 +36,7 @@ struct<key: array<string>, `update`: map<string, string>, `reset`: map<string, s
     select
       r.*,
       from_json(
-        case when octet_length(r.raw_value) <= {{ max_bytes }} then r.raw_value end,
+        case when {{ spark_cdc._payload_within_limit('r.raw_value') }} then r.raw_value end,
         {{ spark_cdc._sql_string(message_schema) }},
         map('columnNameOfCorruptRecord', '_corrupt')
       ) as j
@@ -102,7 +101,7 @@ struct<key: array<string>, `update`: map<string, string>, `reset`: map<string, s
       c.*,
       case
         when c.raw_value is null or trim(c.raw_value) = '' then 'malformed_json'
-        when octet_length(c.raw_value) > {{ max_bytes }} then 'payload_too_large'
+        when {{ spark_cdc._payload_too_large('c.raw_value') }} then 'payload_too_large'
         when c.j is null then 'malformed_json'
         when c.j._corrupt is not null and from_json(c.raw_value, 'map<string, string>') is null then 'malformed_json'
         when c.j._corrupt is not null then 'invalid_envelope'
@@ -187,7 +186,7 @@ struct<key: array<string>, `update`: map<string, string>, `reset`: map<string, s
         else 'an envelope field has the wrong JSON type' end
       when 'malformed_json' then case when d.raw_value is null or trim(d.raw_value) = ''
         then 'empty value (YDB changefeeds send no tombstones)' else 'not a JSON object' end
-      when 'payload_too_large' then concat(octet_length(d.raw_value), ' bytes > max_payload_bytes {{ max_bytes }}')
+      when 'payload_too_large' then {{ spark_cdc._payload_too_large_detail('d.raw_value') }}
       when 'missing_key' then
       {%- if pk %}
         case when not d.is_debezium and d.j.key is not null and size(d.j.key) != {{ pk | length }}

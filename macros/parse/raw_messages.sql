@@ -165,3 +165,19 @@ Fix: set var('spark_cdc').formats.{{ format }}.order_column to a column that ord
     else {{ expr }}
   end
 {%- endmacro %}
+
+{#- max_payload_bytes, the bound every parser puts on a landed value before parsing it, as SQL on
+    `expr`: within the bound (parse it), over it (quarantine as payload_too_large), and that
+    reason's detail. Bytes, as the setting's name says: octet_length is read from the string's
+    header, where length() would walk every message's text. -#}
+{% macro _payload_within_limit(expr) -%}
+  octet_length({{ expr }}) <= {{ spark_cdc.get_config()['max_payload_bytes'] | int }}
+{%- endmacro %}
+
+{% macro _payload_too_large(expr) -%}
+  octet_length({{ expr }}) > {{ spark_cdc.get_config()['max_payload_bytes'] | int }}
+{%- endmacro %}
+
+{% macro _payload_too_large_detail(expr) -%}
+  concat(octet_length({{ expr }}), ' bytes > max_payload_bytes {{ spark_cdc.get_config()['max_payload_bytes'] | int }}')
+{%- endmacro %}
