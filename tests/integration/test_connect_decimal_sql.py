@@ -1,8 +1,8 @@
 """The SQL decoder of Kafka Connect decimals (spark_cdc._connect_decimal_text, used by
 decode_debezium_value) gives exactly what the Python reference gives
 (dbt_spark_cdc.decoders.decode_connect_decimal, behind the spark_cdc_decode_connect_decimal UDF),
-on known wire values, edges (38 digits, sign extension, scales 0 and 38), invalid input and a few
-hundred random values, all in one query."""
+on known wire values, edges (38 digits, sign extension, scales 0 and 38, both sides of every power
+of two to 2^128), invalid input and a few hundred random values, all in one query."""
 
 from __future__ import annotations
 
@@ -58,6 +58,11 @@ def cases() -> list[tuple[str | None, int | None]]:
         ("====", 0),
         ("AdTA====", 0),
     ]
+    # Around every power of two up to 2^127, both signs: where the magnitude's high and low 64 bits
+    # meet, where inverting a negative's bytes and adding 1 carries across them, at 32 hex digits.
+    for k in range(128):
+        for n in (2**k - 1, 2**k, 2**k + 1):
+            fixed += [(encode(n), k % 39), (encode(-n), 38 - k % 39)]
     rng = random.Random(20261123)
     for _ in range(300):
         digits = rng.randint(1, 39)
