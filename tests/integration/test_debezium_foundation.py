@@ -94,6 +94,11 @@ def test_flink_corpus_with_schema_block_gives_expected_state(project: DbtProject
     hints = changes[0]["type_hints"]
     assert json.loads(hints["weight"])["type"] == "double"
     assert set(hints) == {"id", "name", "description", "weight"}
+    # The target's input view kept the plan Spark analysed (its later statements do not resolve the
+    # view chain again), and the setting that did it is back to the session's own value.
+    view = project.spark._jsparkSession.sessionState().catalog().getRawTempView("products__cdc_input")
+    assert view.isDefined() and view.get().plan().isDefined()
+    assert project.spark.conf.get("spark.sql.legacy.storeAnalyzedPlanForView") == "false"
 
 
 def test_shuffled_duplicated_batches_converge_and_rerun_is_a_no_op(project: DbtProject, schema: str) -> None:
