@@ -54,8 +54,9 @@
     target's run. The setting only changes when a temporary view is analysed, not what it reads (a
     view created meanwhile by another thread, or left so by a failed CREATE until the next RESET,
     reads the same). Measured on the demo's products apply statement (first build, warm, medians of
-    8): analysis 0.58 -> 0.44 s, planning 1.33 -> 1.09 s, the same rows. Other adapters that inherit these
-    materializations (dbt-databricks) keep the plain view: their warehouses may refuse the setting. -#}
+    8): analysis 0.58 -> 0.44 s, planning 1.33 -> 1.09 s, the same rows. Other adapters that
+    inherit these materializations (dbt-databricks) keep the plain view: their warehouses may
+    refuse the setting. -#}
 {% macro _cdc_input_relation(target_relation, language, compiled_code) -%}
   {%- if language == 'python' -%}
     {{ return(api.Relation.create(database=target_relation.database, schema=target_relation.schema,
