@@ -48,7 +48,7 @@
     directly in its body: dbt refuses a Python submission from inside a nested macro.
     On dbt-spark, the temporary view keeps the plan Spark analysed when creating it
     (spark.sql.legacy.storeAnalyzedPlanForView, set for this one statement and then RESET to the
-    session's own value): each later statement of the run that reads it (the probe, the apply, the
+    value the session started with: the profile's server_side_parameters, else Spark's default): each later statement of the run that reads it (the probe, the apply, the
     describe of sequence_by) skips resolving the model's SQL again, through cdc_changes and its view
     chain down to the staged tables' metastore entries. Nothing the view reads is written during the
     target's run. The setting only changes when a temporary view is analysed, not what it reads (a
