@@ -90,9 +90,14 @@ def crash_project(path: Path, schema: str) -> Path:
         else f"{f}: {{enabled: false}}"
         for f in FORMATS
     )
+    # Both source tables' primary keys: without them every change is quarantined missing_key (the
+    # messages carry no Kafka key) and the targets stay empty (the state of this test until
+    # 2026-11-27, which compared empty tables; reference() now refuses that).
+    tables = "inventory.products: {primary_key: [id]}, public.order_items: {primary_key: [order_id, item_id]}"
     (path / "dbt_project.yml").write_text(
         "name: spark_cdc_crash_it\nversion: '0.1.0'\nconfig-version: 2\n"
-        f"profile: spark_cdc_integration_tests\nvars: {{spark_cdc: {{formats: {{{formats}}}}}}}\n"
+        "profile: spark_cdc_integration_tests\n"
+        f"vars: {{spark_cdc: {{formats: {{{formats}}}, tables: {{{tables}}}}}}}\n"
     )
     yml = ["version: 2", "models:"]
     for name, config in TARGETS.items():
@@ -181,6 +186,17 @@ def reference(
         statements.append(sent[0])
         snapshots.append(snapshot(project.spark, dump_queries(schema)))
     monkeypatch.setattr(Cursor, "execute", execute)
+    # The history reaches every target, or the comparisons below would compare empty tables.
+    for n, state in enumerate(snapshots):
+        assert state["quarantine"] == [], (n, state["quarantine"])
+        assert all(state[name] for name in TARGETS), (n, {name: len(state[name]) for name in TARGETS})
+        assert state["products_parts"] == state["products"], n
+    last = snapshots[-1]
+    assert last["pending_chunks"] == [], last["pending_chunks"]
+    # The chunk (quantity 3) beat the older full record; item 2 was inserted and deleted.
+    assert [(r["order_id"], r["item_id"], r["quantity"]) for r in last["order_items"]] == [(7, 1, 3)]
+    # The truncate left only what came after it.
+    assert [(r["id"], r["name"], r["weight"]) for r in last["products"]] == [(200, "bike", 9.5)]
     return snapshots, statements
 
 
