@@ -15,13 +15,12 @@ import pytest
 
 LONGEST_FIRST = (
     "test_reliability_cluster",
-    "test_debezium_partitions",
+    "test_debezium_storage",
     "test_reliability_crash",
     "test_cockroachdb",
     "test_debezium_foundation",
     "test_aurora_dsql",
     "test_qlik_replicate",
-    "test_debezium_merge",
     "test_debezium_apply_rules",
     "test_debezium_apply_reference",
     "test_benchmark_workloads",

@@ -5,7 +5,8 @@ Spark here cannot load Delta, Iceberg or Hudi (their jars cannot be downloaded),
   catalog, and the MERGE plans are checked clause by clause;
 - the MERGE strategy runs end to end on parquet, with only the MERGE itself carried out by its
   equivalent (integration_tests/macros/merge_emulation.sql), and its targets are compared, batch by
-  batch over a Debezium history, with the same targets built by the parquet rewrite."""
+  batch over the Debezium history below (batches()), with the same targets built by the parquet
+  rewrite: test_debezium_storage.py, beside the partitioned targets, on one build of the rewrite."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbt_spark_cdc.testing import DbtProject, land_messages, read_jsonl_messages
+from dbt_spark_cdc.testing import DbtProject, read_jsonl_messages
 
 pytestmark = pytest.mark.integration
 
@@ -76,7 +77,7 @@ def test_generated_statements_parse_and_merge_has_the_expected_clauses(
         assert scala_list(plan.notMatchedBySourceActions()) == []
 
 
-# --- semantics: the MERGE strategy (emulated MERGE) against the parquet rewrite ---------------------
+# --- the Debezium history and comparisons of test_debezium_storage.py (and the reliability tests) ---
 
 
 def corpus(name: str) -> list[str]:
@@ -203,73 +204,3 @@ def assert_same_targets(project: DbtProject, schema: str, hidden: bool = True) -
         assert got.keys() == want.keys()
         for key in set(want) - {"spark_cdc.version", "spark_cdc.last_invocation_id"}:
             assert got[key] == want[key], (merge, key)
-
-
-def test_merge_strategy_builds_the_same_targets_as_the_rewrite_and_a_rerun_is_idempotent(
-    project: DbtProject, schema: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("SPARK_CDC_IT_EMULATE_MERGE", "1")
-    log = f"`{schema}`.it_merge_log"
-    redelivered = json.loads(corpus("schema-include")[10])["payload"]
-    touched = {106, 300, 104, 101, 401, 107, (redelivered["after"] or redelivered["before"])["id"]}
-    for i, batch in enumerate(batches()):
-        land_messages(project.spark, f"{schema}_raw", "debezium", batch)
-        project.spark.sql(f"drop table if exists {log}")
-        project.dbt(*RUN)
-        assert_same_targets(project, schema)
-        if i == 0:
-            # The first build creates the state table; no MERGE yet, no version tables.
-            assert not project.spark.catalog.tableExists(f"{schema}.it_merge_log")
-            assert not project.spark.catalog.tableExists(f"{schema}.products_merge__cdc_v1")
-            continue
-        merges = {r["target"]: r for r in project.rows(f"select * from {log}")}
-        assert merges.keys() == {"products_merge__cdc_state", "products_history_merge__cdc_state"}
-        if i == 3:
-            # Without a truncate the source holds the touched keys' rows only, never the whole state.
-            scd1 = merges["products_merge__cdc_state"]
-            assert (scd1["source_rows"], scd1["removes"]) == (len(touched), 0)
-            assert scd1["source_rows"] < scd1["state_rows_before"]
-            ids = ", ".join(map(str, touched))
-            versions = project.rows(
-                f"select count(*) as n from `{schema}`.products_history where id in ({ids})"
-            )
-            scd2 = merges["products_history_merge__cdc_state"]
-            # Every new version of the touched keys, plus 107's stored version at 34132200, removed.
-            assert (scd2["source_rows"], scd2["removes"]) == (versions[0]["n"] + 1, 1)
-        if i == 4:
-            # A truncate touches every key: the source is the whole next state.
-            scd1 = merges["products_merge__cdc_state"]
-            # Every stored row, plus 200, the marker, and 201: it is older than the truncate, so it
-            # lands as the truncate's (hidden) tombstone, as if it had arrived before it.
-            assert scd1["source_rows"] == scd1["state_rows_before"] + 3
-
-    # A crash between the MERGE (committed) and the view swap: the state holds the last batch,
-    # the view still records the previous watermark. The re-run re-applies the batch: no-op.
-    state1 = project.rows(f"select * from `{schema}`.products_merge__cdc_state")
-    state2 = physical(project, f"`{schema}`.products_history_merge__cdc_state", False)
-    loads = project.rows(f"select distinct cast(cdc_loaded_at as string) as t from `{schema}`.cdc_changes")
-    earlier = sorted(r["t"] for r in loads)[-2]  # the watermark before the last batch
-    for model in ("products_merge", "products_history_merge"):
-        project.spark.sql(
-            f"alter view `{schema}`.{model} set tblproperties ('spark_cdc.consumed_through' = '{earlier}')"
-        )
-    project.spark.sql(f"drop table if exists {log}")
-    project.dbt("run", "--select", "products_merge", "products_history_merge")
-    rerun = project.rows(f"select * from {log} order by target")
-    assert {r["target"] for r in rerun} == {"products_merge__cdc_state", "products_history_merge__cdc_state"}
-    key = "_cdc_key"
-    # Every SCD1 row, apply time included (the re-applied changes are stale: rows are copied).
-    assert sorted(
-        project.rows(f"select * from `{schema}`.products_merge__cdc_state"), key=lambda r: r[key]
-    ) == sorted(state1, key=lambda r: r[key])
-    assert physical(project, f"`{schema}`.products_history_merge__cdc_state", False) == state2
-    assert (
-        props(project, schema, "products_merge")["spark_cdc.consumed_through"]
-        == props(project, schema, "products")["spark_cdc.consumed_through"]
-    )
-    assert_same_targets(project, schema)
-
-    # A full refresh rebuilds the state table (CREATE OR REPLACE on delta): the same targets (an
-    # SCD1 rebuild keeps no tombstones of keys a truncate removed, so only the views compare).
-    project.dbt("run", "--select", "products_merge", "products_history_merge", "--full-refresh")
-    assert_same_targets(project, schema, hidden=False)

@@ -1,0 +1,239 @@
+"""The storage strategies of cdc_scd1 / cdc_scd2 side by side over one Debezium history, batch by batch.
+
+- the versioned parquet rewrite (`products`, `products_history` of integration_tests): the reference;
+- the MERGE strategy (file_format delta / iceberg / hudi: `products_merge`, `products_history_merge`)
+  on parquet, with only the MERGE statement carried out by its equivalent
+  (integration_tests/macros/merge_emulation.sql; why, and the parse checks: test_debezium_merge.py);
+- partitioned parquet (`parts_scd1`, `parts_scd2`, partition_by='name', in the throwaway project of
+  test_debezium_partitions.py over the same cdc_changes), which rewrites only the partitions a batch
+  touches.
+
+The history (test_debezium_merge.batches: several names, a key moving between names, late changes
+splitting SCD2 versions, TOAST, a primary-key change, redelivery, deletes, a truncate and changes
+after it) lands in six batches. After each, the MERGE and partitioned targets must equal the rewrite
+(views, hidden rows, TBLPROPERTIES), the MERGE's source must hold only the touched keys' rows, and
+exactly the touched partitions get new directories. In batches 3 and 4 the partitioned targets are
+first killed after their first partition switch (the next run rolls forward). Then: a run without new
+changes rewrites nothing; a re-run after a crash between MERGE and view swap changes no row; a full
+refresh of the MERGE targets rebuilds the same views.
+
+One build of the change stream and the rewrite per batch serves both comparisons: until 2026-11-27 a
+MERGE test and a partition test each built the rewrite, and the partition test the change stream too.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dbt_spark_cdc.testing import DbtProject, land_messages
+from test_debezium_merge import (
+    RUN,
+    assert_same_targets,
+    batches,
+    corpus,
+    physical,
+    props,
+    version_table,
+    view,
+)
+from test_debezium_partitions import partitions_project
+
+pytestmark = pytest.mark.integration
+
+MARKER = "#truncate"
+# partitioned model -> (the same model without partition_by, is SCD1)
+PAIRS = {"parts_scd1": ("products", True), "parts_scd2": ("products_history", False)}
+PARTS_RUN = ("run", "--select", *PAIRS)
+
+
+# --- partitioned targets ------------------------------------------------------------------------
+
+
+def directories(project: DbtProject, schema: str, model: str) -> dict[str | None, str]:
+    """Partition value -> the directory its files are in."""
+    rows = project.rows(
+        f"select distinct name, regexp_replace(_metadata.file_path, '/[^/]*$', '') as d "
+        f"from `{schema}`.{model}__cdc_parts"
+    )
+    assert len({r["name"] for r in rows}) == len(rows)  # one directory per partition
+    return {r["name"]: r["d"] for r in rows}
+
+
+def stored(project: DbtProject, schema: str, model: str) -> list[dict[str, Any]]:
+    return project.rows(f"select * from `{schema}`.{model}__cdc_parts")
+
+
+def expected_touched(
+    before: list[dict[str, Any]], after: list[dict[str, Any]], keys: set[str], truncate: bool
+) -> set[str | None]:
+    """Partitions of the stored rows of the batch's keys, before and after (all of them after a
+    truncate), plus the truncate marker's when the marker row changed."""
+    rows = [*before, *after]
+    touched = {r["name"] for r in rows if r["_cdc_key"] != MARKER and (truncate or r["_cdc_key"] in keys)}
+    marker = [
+        sorted(json.dumps(r, sort_keys=True, default=str) for r in rows if r["_cdc_key"] == MARKER)
+        for rows in (before, after)
+    ]
+    if marker[0] != marker[1]:
+        touched |= {r["name"] for r in after if r["_cdc_key"] == MARKER}
+    return touched
+
+
+def assert_partitioned_same_as_rewrite(project: DbtProject, schema: str) -> None:
+    for parts, (flat, scd1) in PAIRS.items():
+        assert view(project, schema, parts, scd1) == view(project, schema, flat, scd1), parts
+        # Hidden bookkeeping too (tombstones, truncate marker, stored changes).
+        assert physical(project, f"`{schema}`.{parts}__cdc_parts", scd1) == physical(
+            project, version_table(project, schema, flat), scd1
+        ), parts
+        got, want = props(project, schema, parts), props(project, schema, flat)
+        counted = ("spark_cdc.current_rows", "spark_cdc.tombstones", "spark_cdc.versions")
+        for key in ("spark_cdc.consumed_through", *counted):
+            assert got.get(key) == want.get(key), (parts, key)
+
+
+def batch_keys(project: DbtProject, schema: str, watermark: str | None) -> tuple[set[str], bool]:
+    where = f"where cdc_loaded_at > timestamp'{watermark}'" if watermark else ""
+    rows = project.rows(f"select distinct key, op from `{schema}`.cdc_changes {where}")
+    return {r["key"] for r in rows if r["key"] is not None}, any(r["op"] == "truncate" for r in rows)
+
+
+def apply_partitioned(
+    project: DbtProject, side: DbtProject, schema: str, i: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batch `i` into the partitioned targets of `side` (the change stream and the rewrite already
+    hold it): the same rows as the rewrite, and new directories for exactly the touched partitions.
+    Queries go through `project` (the same Spark session)."""
+    spark = project.spark
+    if i == 0:
+        side.dbt(*PARTS_RUN)
+        assert_partitioned_same_as_rewrite(project, schema)
+        for parts in PAIRS:
+            assert not spark.catalog.tableExists(f"{schema}.{parts}__cdc_v1")
+            assert int(props(project, schema, parts)["spark_cdc.last_rewritten_partitions"]) == len(
+                directories(project, schema, parts)
+            )
+        return
+    before = {
+        p: (stored(project, schema, p), directories(project, schema, p), props(project, schema, p))
+        for p in PAIRS
+    }
+    keys, truncate = batch_keys(project, schema, before["parts_scd1"][2]["spark_cdc.consumed_through"])
+    assert keys or truncate, i  # the batch reached the change stream
+    if i in (3, 4):
+        # Killed after the first partition switch: plan committed, watermark not advanced.
+        monkeypatch.setenv("SPARK_CDC_IT_CRASH_AFTER_SWITCH", "1")
+        side.dbt(*PARTS_RUN, expect_success=False)
+        monkeypatch.delenv("SPARK_CDC_IT_CRASH_AFTER_SWITCH")
+        for parts in PAIRS:
+            assert spark.catalog.tableExists(f"{schema}.{parts}__cdc_stage")
+            assert props(project, schema, parts) == before[parts][2]
+            # Half switched: the first partition has its new directory, not every one.
+            switched = directories(project, schema, parts)
+            changed = {n for n, d in switched.items() if before[parts][1].get(n) != d}
+            assert changed and changed != set(switched) | set(before[parts][1]), (i, parts)
+    side.dbt(*PARTS_RUN)
+    assert_partitioned_same_as_rewrite(project, schema)
+    for parts in PAIRS:
+        assert not spark.catalog.tableExists(f"{schema}.{parts}__cdc_stage")
+        after_rows, after_dirs = stored(project, schema, parts), directories(project, schema, parts)
+        rewritten = int(props(project, schema, parts)["spark_cdc.last_rewritten_partitions"])
+        if i in (3, 4):
+            continue  # the re-run rewrote what the roll-forward had already switched
+        touched = expected_touched(before[parts][0], after_rows, keys, truncate)
+        assert rewritten == len(touched), (i, parts, touched)
+        old_dirs = before[parts][1]
+        for name, d in after_dirs.items():
+            assert (d != old_dirs.get(name)) == (name in touched), (i, parts, name)
+        if not truncate:
+            assert rewritten < len(after_dirs), (i, parts)
+
+
+# --- MERGE --------------------------------------------------------------------------------------
+
+
+def check_merge_sources(project: DbtProject, schema: str, i: int, log: str, touched: set[int]) -> None:
+    """What batch `i`'s MERGE statements read (integration_tests/macros/merge_emulation.sql logs it)."""
+    if i == 0:
+        # The first build creates the state table; no MERGE yet, no version tables.
+        assert not project.spark.catalog.tableExists(f"{schema}.it_merge_log")
+        assert not project.spark.catalog.tableExists(f"{schema}.products_merge__cdc_v1")
+        return
+    merges = {r["target"]: r for r in project.rows(f"select * from {log}")}
+    assert merges.keys() == {"products_merge__cdc_state", "products_history_merge__cdc_state"}
+    if i == 3:
+        # Without a truncate the source holds the touched keys' rows only, never the whole state.
+        scd1 = merges["products_merge__cdc_state"]
+        assert (scd1["source_rows"], scd1["removes"]) == (len(touched), 0)
+        assert scd1["source_rows"] < scd1["state_rows_before"]
+        ids = ", ".join(map(str, touched))
+        versions = project.rows(f"select count(*) as n from `{schema}`.products_history where id in ({ids})")
+        scd2 = merges["products_history_merge__cdc_state"]
+        # Every new version of the touched keys, plus 107's stored version at 34132200, removed.
+        assert (scd2["source_rows"], scd2["removes"]) == (versions[0]["n"] + 1, 1)
+    if i == 4:
+        # A truncate touches every key: the source is the whole next state.
+        scd1 = merges["products_merge__cdc_state"]
+        # Every stored row, plus 200, the marker, and 201: it is older than the truncate, so it
+        # lands as the truncate's (hidden) tombstone, as if it had arrived before it.
+        assert scd1["source_rows"] == scd1["state_rows_before"] + 3
+
+
+def test_merge_and_partitioned_targets_equal_the_rewrite_after_every_batch(
+    project: DbtProject, schema: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SPARK_CDC_IT_EMULATE_MERGE", "1")
+    monkeypatch.delenv("SPARK_CDC_IT_CRASH_AFTER_SWITCH", raising=False)
+    side = partitions_project(project, tmp_path, schema, PAIRS)
+    log = f"`{schema}`.it_merge_log"
+    redelivered = json.loads(corpus("schema-include")[10])["payload"]
+    touched = {106, 300, 104, 101, 401, 107, (redelivered["after"] or redelivered["before"])["id"]}
+    for i, batch in enumerate(batches()):
+        land_messages(project.spark, f"{schema}_raw", "debezium", batch)
+        project.spark.sql(f"drop table if exists {log}")
+        project.dbt(*RUN)  # the change stream, the rewrite and the MERGE targets
+        assert_same_targets(project, schema)
+        check_merge_sources(project, schema, i, log, touched)
+        apply_partitioned(project, side, schema, i, monkeypatch)
+    # The history reached the targets: the comparisons above were not of empty tables.
+    assert [r["id"] for r in view(project, schema, "products", True)] == [200]
+    assert len(view(project, schema, "products_history", False)) > 20
+
+    # Partitioned, no new changes: nothing is rewritten, not even the view.
+    snapshot = {p: (directories(project, schema, p), props(project, schema, p)) for p in PAIRS}
+    side.dbt(*PARTS_RUN)
+    assert {p: (directories(project, schema, p), props(project, schema, p)) for p in PAIRS} == snapshot
+
+    # MERGE, a crash between the MERGE (committed) and the view swap: the state holds the last batch,
+    # the view still records the previous watermark. The re-run re-applies the batch: no-op.
+    state1 = project.rows(f"select * from `{schema}`.products_merge__cdc_state")
+    state2 = physical(project, f"`{schema}`.products_history_merge__cdc_state", False)
+    loads = project.rows(f"select distinct cast(cdc_loaded_at as string) as t from `{schema}`.cdc_changes")
+    earlier = sorted(r["t"] for r in loads)[-2]  # the watermark before the last batch
+    for model in ("products_merge", "products_history_merge"):
+        project.spark.sql(
+            f"alter view `{schema}`.{model} set tblproperties ('spark_cdc.consumed_through' = '{earlier}')"
+        )
+    project.spark.sql(f"drop table if exists {log}")
+    project.dbt("run", "--select", "products_merge", "products_history_merge")
+    rerun = project.rows(f"select * from {log} order by target")
+    assert {r["target"] for r in rerun} == {"products_merge__cdc_state", "products_history_merge__cdc_state"}
+    key = "_cdc_key"
+    # Every SCD1 row, apply time included (the re-applied changes are stale: rows are copied).
+    assert sorted(
+        project.rows(f"select * from `{schema}`.products_merge__cdc_state"), key=lambda r: r[key]
+    ) == sorted(state1, key=lambda r: r[key])
+    assert physical(project, f"`{schema}`.products_history_merge__cdc_state", False) == state2
+    assert (
+        props(project, schema, "products_merge")["spark_cdc.consumed_through"]
+        == props(project, schema, "products")["spark_cdc.consumed_through"]
+    )
+    assert_same_targets(project, schema)
+
+    # A full refresh rebuilds the state table (CREATE OR REPLACE on delta): the same targets (an
+    # SCD1 rebuild keeps no tombstones of keys a truncate removed, so only the views compare).
+    project.dbt("run", "--select", "products_merge", "products_history_merge", "--full-refresh")
+    assert_same_targets(project, schema, hidden=False)
