@@ -1,4 +1,4 @@
-{#- Simulated crashes for tests/integration/test_debezium_partitions.py: with
+{#- Simulated crashes for tests/integration/test_debezium_storage.py: with
     SPARK_CDC_IT_CRASH_AFTER_SWITCH=k, a partitioned parquet run stops right after its k-th
     partition switch (plan committed, some partitions switched, view and watermark not swapped),
     as a killed process would leave it. Unset, nothing happens. -#}

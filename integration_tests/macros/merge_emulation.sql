@@ -1,4 +1,4 @@
-{#- Spark here has no Delta/Iceberg/Hudi jars, so tests/integration/test_debezium_merge.py runs the
+{#- Spark here has no Delta/Iceberg/Hudi jars, so tests/integration/test_debezium_storage.py runs the
     MERGE strategy of models with file_format='delta' on parquet: with SPARK_CDC_IT_EMULATE_MERGE
     set, the state table is created as parquet, and the MERGE statement is carried out as the
     equivalent of its clauses (target rows not matched by the source, plus the source rows not

@@ -12,7 +12,7 @@
     with the same values, with two exceptions in _cdc_applied_at only: rows a sequence-conflict
     rebuild recomputes get the re-run's time (as in a first run), and so may the hidden truncate
     marker when the re-applied batch carries its truncate (a tie of equal orders).
-    tests/integration/test_debezium_merge.py re-runs an applied batch this way. -#}
+    tests/integration/test_debezium_storage.py re-runs an applied batch this way. -#}
 {% macro _cdc_scd1_merge(target_relation, state, cfg, batch_sql, consumed_through, stats) -%}
   {%- set state_relation = spark_cdc._cdc_state_relation(target_relation) -%}
   {%- set new_version = (state['version'] or 0) + 1 -%}

@@ -12,7 +12,7 @@
     versions are recomputed from its stored changes plus the batch's, and scd2_state_sql counts an
     identical redelivery once (the same changes give the same versions); a truncate already applied
     is in the marker row, so it is not new and touches no key again.
-    tests/integration/test_debezium_merge.py re-runs an applied batch this way. -#}
+    tests/integration/test_debezium_storage.py re-runs an applied batch this way. -#}
 {% macro _cdc_scd2_merge(target_relation, state, cfg, batch_sql, consumed_through, stats) -%}
   {%- set state_relation = spark_cdc._cdc_state_relation(target_relation) -%}
   {%- set new_version = (state['version'] or 0) + 1 -%}
