@@ -5,7 +5,7 @@ out in collection order (--no-loadscope-reorder: by default xdist puts the modul
 tests first, which started the one-test reliability modules last; seen 2026-11-25). Collected
 alphabetically, the longest modules (the reliability tests) came last, so one process ran on alone
 for minutes after the other had finished. Longest first is the classic greedy schedule for two
-machines. The order below is by measured time on 2 cores (`--durations`, 2026-11-24), longest
+machines. The order below is by measured time on 2 cores (`--durations`, 2026-11-27), longest
 first; modules not listed follow in collection order.
 """
 
@@ -14,23 +14,24 @@ from __future__ import annotations
 import pytest
 
 LONGEST_FIRST = (
-    "test_reliability_cluster",
     "test_debezium_storage",
     "test_reliability_crash",
+    "test_reliability_cluster",
     "test_cockroachdb",
     "test_debezium_foundation",
+    "test_benchmark_workloads",
     "test_aurora_dsql",
     "test_qlik_replicate",
+    "test_examples",
     "test_debezium_apply_rules",
     "test_debezium_apply_reference",
-    "test_benchmark_workloads",
-    "test_ydb",
-    "test_examples",
-    "test_config_errors",
-    "test_reliability_schema_drift",
-    "test_debezium_scd2",
-    "test_debezium_apply_options",
+    "test_sql_lint",
     "test_reliability_fuzz",
+    "test_ydb",
+    "test_debezium_scd2",
+    "test_reliability_schema_drift",
+    "test_config_errors",
+    "test_debezium_apply_options",
 )
 
 
