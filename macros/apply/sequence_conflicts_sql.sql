@@ -74,11 +74,7 @@ having count(*) > 0
     (2026-11-27, a handful of changes per run) its insert took 2.0 s a run on average, the
     checkpoint alone 0.3-1.0 s. -#}
 with new_changes as (
-  select s.cdc_loaded_at
-  from (
-    {{ spark_cdc.union_staged('change', ['key', 'cdc_loaded_at']) }}
-  ) as s
-  where s.key is not null and {{ probe['since'] }}
+  {{ spark_cdc._sequence_new_changes(probe['since']) }}
 )
 
 {{ checkpoint }}
@@ -218,13 +214,7 @@ union all
 {% macro _sequence_conflicts_probe(group_on) -%}
   {%- set through = run_query('select cast(max(change_loaded_at) as string) from ' ~ this)[0][0] -%}
   {%- set since = 'cdc_loaded_at > timestamp ' ~ spark_cdc._sql_string(through) if through else 'true' -%}
-  {%- set new_sql -%}
-select count(*) from (
-  {{ spark_cdc.union_staged('change', ['key', 'cdc_loaded_at']) }}
-) as s
-where s.key is not null and {{ since }}
-  {%- endset -%}
-  {%- set new = run_query(new_sql)[0][0] | int -%}
+  {%- set new = run_query('select count(*) from (' ~ spark_cdc._sequence_new_changes(since) ~ ') as n')[0][0] | int -%}
   {%- set broadcast = new <= spark_cdc._sequence_broadcast_limit() -%}
   {%- if new == 0 -%}
     {{ return({'since': since, 'broadcast': broadcast, 'shared': 0}) }}
@@ -260,6 +250,17 @@ select count(*) from (
 ) as shared
   {%- endset -%}
   {{ return({'since': since, 'broadcast': broadcast, 'shared': run_query(shared_sql)[0][0] | int}) }}
+{%- endmacro %}
+
+{#- The load times of the keyed changes staged since the watermark (`since`, a predicate from
+    _sequence_conflicts_probe), from the narrow columns: what the probe counts, and all a run reads
+    when nothing can conflict (its checkpoint). -#}
+{% macro _sequence_new_changes(since) -%}
+select s.cdc_loaded_at
+from (
+  {{ spark_cdc.union_staged('change', ['key', 'cdc_loaded_at']) }}
+) as s
+where s.key is not null and {{ since }}
 {%- endmacro %}
 
 {#- The most new changes whose groups the incremental run broadcasts (a hash table of narrow rows,
