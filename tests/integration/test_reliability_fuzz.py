@@ -32,7 +32,7 @@ from dbt_spark_cdc.testing import FORMATS, DbtProject, RawMessage, land_messages
 from fuzz_messages import Case, random_case, systematic
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from test_aurora_dsql import TS_NS, big_order
+from test_aurora_dsql import TS_NS, big_order, count
 from test_aurora_dsql import corpus as dsql_corpus
 from test_cockroachdb import corpus as crdb_corpus
 from test_cockroachdb import message as crdb_message
@@ -237,7 +237,7 @@ def test_hostile_messages_are_quarantined_and_good_ones_still_apply(
         quarantined = Counter({code: n for (status, code), n in statuses.items() if status == "quarantined"})
         assert statuses[("change", None)], (fmt, statuses)
         assert quarantined == expected_quarantine.get(fmt, Counter()), (fmt, statuses)
-    applied = {t: project.rows(f"select count(*) as n from `{schema}`.{t}")[0]["n"] for t in TARGETS}
+    applied = {t: count(project, schema, t) for t in TARGETS}
     assert all(applied.values()), applied
 
     # The same good records with the hostile ones, interleaved in one batch.
