@@ -6,6 +6,9 @@ a value with a quote fails to parse, a backslash is silently eaten (``\"`` in JS
 ``"``) and a missing value is stored as the text ``'None'``. Seeds of raw CDC messages (JSON)
 hit all three. :func:`spark_sql_literal` writes real Spark SQL literals instead.
 
+A statement Spark refuses with LOCATION_ALREADY_EXISTS, because a killed run left the directory of
+the table it was writing, runs again once that directory is cleared (see :mod:`abandoned_writes`).
+
 Nothing here creates a SparkSession. dbt-spark creates it on its first query with the profile's
 ``server_side_parameters``; creating it earlier would silently drop ``spark.master``, memory and
 catalog settings (``getOrCreate`` on an existing session only applies runtime SQL settings). So the
@@ -53,6 +56,9 @@ def _patch_dbt_spark() -> bool:
     except ImportError:
         return False
 
+    from dbt_common.exceptions import DbtRuntimeError
+
+    from dbt_spark_cdc.abandoned_writes import explain, retry_after_clearing
     from dbt_spark_cdc.session import SUBMISSION_METHOD, SessionPythonJobHelper, get_session, prepare_session
 
     if not getattr(SparkAdapter, _PATCHED_MARKER, False):
@@ -75,8 +81,18 @@ def _patch_dbt_spark() -> bool:
         def execute(self: Any, sql: str, *parameters: Any) -> None:
             # Same builder and parameters as dbt-spark's execute, so this is its session, not a new one.
             params = self.server_side_parameters
-            prepare_session(get_session(params), params)
-            original_execute(self, sql, *parameters)
+            spark = prepare_session(get_session(params), params)
+            try:
+                original_execute(self, sql, *parameters)
+            except Exception as exc:
+                # Spark refused to create a table over a directory a killed run left (see
+                # abandoned_writes): cleared, the statement runs again; it wrote nothing.
+                if not retry_after_clearing(spark, exc):
+                    message = explain(exc)
+                    if message is None:
+                        raise
+                    raise DbtRuntimeError(message) from exc
+                original_execute(self, sql, *parameters)
 
         Cursor.execute = execute  # type: ignore[method-assign]  # deliberate monkey-patch of dbt-spark
         setattr(Cursor, _PATCHED_MARKER, True)

@@ -87,5 +87,16 @@ class SessionPythonJobHelper:
         spark = prepare_session(get_session(params), params)
         # compiled_code is the user's own model file plus dbt's generated wrapper, never message data.
         code = compile(compiled_code, f"<dbt python model {self._model_name}>", "exec")
-        namespace: dict[str, Any] = {"spark": spark, "__name__": f"dbt_model_{self._model_name}"}
-        exec(code, namespace)
+        try:
+            exec(code, self._namespace(spark))
+        except Exception as exc:
+            # A run killed while writing this model's table left its directory behind; dbt's
+            # wrapper writes the table last, so running the model again writes it once.
+            from dbt_spark_cdc.abandoned_writes import retry_after_clearing
+
+            if not retry_after_clearing(spark, exc):
+                raise
+            exec(code, self._namespace(spark))
+
+    def _namespace(self, spark: Any) -> dict[str, Any]:
+        return {"spark": spark, "__name__": f"dbt_model_{self._model_name}"}

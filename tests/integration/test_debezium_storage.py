@@ -17,6 +17,13 @@ first killed after their first partition switch (the next run rolls forward). Th
 changes rewrites nothing; a re-run after a crash between MERGE and view swap changes no row; a full
 refresh of the MERGE targets rebuilds the same views.
 
+Runs killed while writing a table (found by the crash test's long form) are replayed too: before
+batches 1 and 2 the directories such a kill leaves (data in the table's default location, no table in
+the catalog) are planted where the next run writes: an incremental model's first build, the next
+version table, the partitioned targets' work tables. Spark refuses to create a table there
+(LOCATION_ALREADY_EXISTS); the plugin deletes the abandoned directory and the statement runs again
+(dbt_spark_cdc.abandoned_writes), so the comparisons below hold as if nothing had been killed.
+
 One build of the change stream and the rewrite per batch serves both comparisons: until 2026-11-27 a
 MERGE test and a partition test each built the rewrite, and the partition test the change stream too.
 """
@@ -24,6 +31,7 @@ MERGE test and a partition test each built the rewrite, and the partition test t
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +55,37 @@ MARKER = "#truncate"
 # partitioned model -> (the same model without partition_by, is SCD1)
 PAIRS = {"parts_scd1": ("products", True), "parts_scd2": ("products_history", False)}
 PARTS_RUN = ("run", "--select", *PAIRS)
+
+
+# --- writes killed half way -----------------------------------------------------------------------
+
+
+def plant_abandoned_write(
+    project: DbtProject, schema: str, table: str, *entries: str
+) -> tuple[str, list[Path]]:
+    """The directory a run killed while creating `schema.table` leaves (files under the table's
+    default location, no table in the catalog): its location as Spark names it, and the files."""
+    # Where Spark puts the schema's managed tables (the schema may not exist yet).
+    warehouse = Path(project.spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:")).resolve()
+    location = f"file:{warehouse}/{schema}.db"
+    assert not project.spark.catalog.tableExists(f"{schema}.{table}")
+    files = []
+    for entry in entries:
+        path = Path(location.removeprefix("file:"), table, entry)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"PAR1 written by a run that was killed")
+        files.append(path)
+    return f"{location}/{table}", files
+
+
+def assert_cleared(planted: list[tuple[str, list[Path]]]) -> None:
+    """The planted files are gone, and dbt's log names each deleted directory."""
+    assert planted
+    log = Path(os.environ["DBT_LOG_PATH"], "dbt.log").read_text(errors="replace")
+    for location, files in planted:
+        assert f"deleted {location}, the directory of an interrupted write" in log, location
+        for f in files:
+            assert not f.exists(), f
 
 
 # --- partitioned targets ------------------------------------------------------------------------
@@ -135,7 +174,18 @@ def apply_partitioned(
             switched = directories(project, schema, parts)
             changed = {n for n, d in switched.items() if before[parts][1].get(n) != d}
             assert changed and changed != set(switched) | set(before[parts][1]), (i, parts)
+    planted = []
+    if i == 2:
+        # Killed while writing a work table: its data, no table.
+        planted = [
+            plant_abandoned_write(
+                project, schema, "parts_scd1__cdc_touched", "_temporary/0/part-00000.parquet"
+            ),
+            plant_abandoned_write(project, schema, "parts_scd2__cdc_next", "_SUCCESS", "part-00000.parquet"),
+        ]
     side.dbt(*PARTS_RUN)
+    if planted:
+        assert_cleared(planted)
     assert_partitioned_same_as_rewrite(project, schema)
     for parts in PAIRS:
         assert not spark.catalog.tableExists(f"{schema}.{parts}__cdc_stage")
@@ -194,7 +244,21 @@ def test_merge_and_partitioned_targets_equal_the_rewrite_after_every_batch(
     for i, batch in enumerate(batches()):
         land_messages(project.spark, f"{schema}_raw", "debezium", batch)
         project.spark.sql(f"drop table if exists {log}")
+        planted = []
+        if i == 0:  # killed while building an incremental model the first time
+            planted = [
+                plant_abandoned_write(
+                    project, schema, "stg_cdc__debezium", "_temporary/0/task/part-0.parquet"
+                )
+            ]
+        if i == 1:  # killed while writing the next version of a rewritten target
+            version = int(props(project, schema, "products")["spark_cdc.version"]) + 1
+            planted = [
+                plant_abandoned_write(project, schema, f"products__cdc_v{version}", ".spark-staging-1/x")
+            ]
         project.dbt(*RUN)  # the change stream, the rewrite and the MERGE targets
+        if planted:
+            assert_cleared(planted)
         assert_same_targets(project, schema)
         check_merge_sources(project, schema, i, log, touched)
         apply_partitioned(project, side, schema, i, monkeypatch)
@@ -237,3 +301,14 @@ def test_merge_and_partitioned_targets_equal_the_rewrite_after_every_batch(
     # SCD1 rebuild keeps no tombstones of keys a truncate removed, so only the views compare).
     project.dbt("run", "--select", "products_merge", "products_history_merge", "--full-refresh")
     assert_same_targets(project, schema, hidden=False)
+
+    # Files someone put there by hand (no trace of a Spark write) are not deleted: the error says so.
+    from dbt_spark_cdc.abandoned_writes import clear_abandoned_location, explain
+
+    _, (notes,) = plant_abandoned_write(project, schema, "by_hand", "notes.txt")
+    with pytest.raises(Exception) as refused:
+        project.spark.sql(f"create table `{schema}`.by_hand using parquet as select 1 as a")
+    assert clear_abandoned_location(project.spark, refused.value) is None
+    assert notes.exists()
+    message = explain(refused.value) or ""
+    assert "no table in the catalog owns them" in message and "Fix: move that directory away" in message

@@ -81,6 +81,26 @@ def test_submit_errors_point_at_the_model(fake_session):
     assert tb.tb_lineno == 2
 
 
+def test_submit_runs_the_model_again_once_a_killed_runs_directory_is_cleared(fake_session, monkeypatch):
+    from dbt_spark_cdc import abandoned_writes
+
+    cleared = []
+
+    def retry_after_clearing(spark, exc):
+        cleared.append(str(exc))
+        return str(exc) == "location taken"
+
+    monkeypatch.setattr(abandoned_writes, "retry_after_clearing", retry_after_clearing)
+    helper = session.SessionPythonJobHelper({"name": "orders"}, credentials=None)
+    code = "spark.seen.append(1)\nif len(spark.seen) == 1:\n    raise RuntimeError('location taken')\n"
+    helper.submit(code)
+    assert fake_session[0].seen == [1, 1]  # refused, cleared, run again
+    assert cleared == ["location taken"]
+    with pytest.raises(RuntimeError, match="other"):  # any other error is raised as it is
+        helper.submit("raise RuntimeError('other')")
+    assert cleared == ["location taken", "other"]
+
+
 class _FakeConf:
     def __init__(self):
         self.values = {}
