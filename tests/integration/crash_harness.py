@@ -12,6 +12,8 @@ process (a step that fails ends the process). A step has args (the dbt command) 
 - land: {"schema": ..., "tables": {table: [message, ...]}}: appended first, before any kill point
   can fire (landing is the connector's job, not the run under test);
 - kill_at, delay: the kill point, counted from the start of this step's command (0 or absent: never);
+- kill_when: a path; the kill fires as soon as it exists (a write's ``_temporary`` directory: killed
+  mid-write, whatever the statement's number and timing);
 - dump: {name: sql}: queries run after a successful command, results written to ``dump_path``;
 - stats_path: where the number of statements and the outcome are written.
 Several steps in one process spare a JVM start: a completing run and the next batch's killed run
@@ -25,6 +27,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -42,13 +45,27 @@ class KillPoint:
         self.count = 0
         self.active = False
         self.timer: threading.Timer | None = None
+        self.watch: str | None = None
 
-    def arm(self, kill_at: int, delay: float) -> None:
-        """Count from zero, and fire at statement ``kill_at`` (0: never). A delayed kill of an
-        earlier step that has not fired yet is called off: it belongs to that step."""
+    def arm(self, kill_at: int, delay: float, kill_when: str | None = None) -> None:
+        """Count from zero, and fire at statement ``kill_at`` (0: never), or as soon as the path
+        ``kill_when`` exists. A delayed kill of an earlier step that has not fired yet is called off:
+        it belongs to that step."""
         if self.timer is not None:
             self.timer.cancel()
         self.kill_at, self.delay, self.count, self.active = kill_at, delay, 0, True
+        self.watch = kill_when
+        if kill_when:
+            threading.Thread(target=self._watch, args=(kill_when,), daemon=True).start()
+
+    def disarm(self) -> None:
+        self.active, self.watch = False, None
+
+    def _watch(self, path: str) -> None:
+        while self.watch == path:
+            if os.path.exists(path):
+                _kill_group()
+            time.sleep(0.002)
 
     def step(self) -> None:
         if not self.active:
@@ -104,9 +121,9 @@ def run_step(runner: Any, common: list[str], point: KillPoint, step: dict[str, A
         spark = SparkSession.builder.getOrCreate()
         for table, messages in step["land"]["tables"].items():
             land_messages(spark, step["land"]["schema"], table, messages)
-    point.arm(int(step.get("kill_at") or 0), float(step.get("delay") or 0))
+    point.arm(int(step.get("kill_at") or 0), float(step.get("delay") or 0), step.get("kill_when"))
     result = runner.invoke([*step["args"], *common])
-    point.active = False
+    point.disarm()
     outcome = {"statements": point.count, "success": bool(result.success)}
     if not result.success:
         messages = [str(r.message) for r in getattr(result.result, "results", None) or []]

@@ -21,7 +21,9 @@ Kill points: SPARK_CDC_KILLS (default 1; `make test-long` sets 36) over SPARK_CD
 batches (default 2; `make test-long` sets 3), seed SPARK_CDC_KILL_SEED, spread evenly with the
 remainder on the last batches: the short form's one kill hits the second batch, whose build finds
 versioned targets, a watermark and a pending chunk left by the first (which then runs uninterrupted
-in the killed run's process; one JVM start fewer than a kill per batch).
+in the killed run's process; one JVM start fewer than a kill per batch). The last batch's first kill
+point is not random: it fires as soon as a table's write has begun (MID_WRITE), the moment whose
+leftover directory once made every later run fail; the others are random statements.
 """
 
 from __future__ import annotations
@@ -52,6 +54,10 @@ BATCHES = int(os.environ.get("SPARK_CDC_KILL_BATCHES", "2"))
 assert BATCHES in (2, 3), "SPARK_CDC_KILL_BATCHES: 2 or 3"
 SEED = int(os.environ.get("SPARK_CDC_KILL_SEED", "20261123"))
 DELAYS = (0.0, 0.0, 0.3, 1.0, 2.0)  # 0: before the statement starts; else seconds into it
+# The last batch's first kill point: as soon as the partitioned target's work table is being written
+# (its directory exists, its metastore entry does not yet). The re-run must clear that directory,
+# or Spark refuses to create the table again (dbt_spark_cdc.abandoned_writes).
+MID_WRITE = "products_parts__cdc_touched"
 
 PRODUCTS = "unique_key='id', source_table='inventory.products', cdc_format='debezium'"
 ORDER_ITEMS = (
@@ -221,18 +227,25 @@ class Harness:
         self.env.pop("SPARK_CDC_LOCK_TIMEOUT", None)
         self.runs = 0
         self.steps = 0
+        # integration_tests/profiles.yml: the warehouse under SPARK_CDC_HOME.
+        self.tables = home / "warehouse" / f"{schema}.db"
 
     def step(
-        self, kill_at: int = 0, delay: float = 0.0, land: dict[str, list[str]] | None = None
+        self,
+        kill_at: int = 0,
+        delay: float = 0.0,
+        land: dict[str, list[str]] | None = None,
+        kill_when: Path | None = None,
     ) -> dict[str, Any]:
-        """One build: landing first (if any), killed at statement `kill_at` (0: never), dumped when it
-        completes."""
+        """One build: landing first (if any), killed at statement `kill_at` (0: never) or as soon as
+        the path `kill_when` exists, dumped when it completes."""
         self.steps += 1
         tag = f"step{self.steps}"
         return {
             "args": list(BUILD),
             "kill_at": kill_at,
             "delay": delay,
+            "kill_when": str(kill_when) if kill_when else None,
             "land": {"schema": f"{self.schema}_raw", "tables": land} if land else None,
             "dump": dump_queries(self.schema),
             "dump_path": str(self.home / f"{tag}.dump.json"),
@@ -305,16 +318,25 @@ def test_killed_runs_rerun_to_the_tables_of_an_uninterrupted_run(
     pending: list[tuple[int, dict[str, list[str]] | None]] = []  # (batch, its landing if not done)
     for b, batch in enumerate(batches()):
         land: dict[str, list[str]] | None = batch
-        for _ in range(plan[b]):
+        for k in range(plan[b]):
             kill_at, delay = rng.randint(1, statements[b]), rng.choice(DELAYS)
+            watch = None
+            if b == n_batches - 1 and k == 0:
+                # Mid-write, for certain: as soon as the write has begun (its `_temporary`).
+                watch = harness.tables / MID_WRITE / "_temporary"
+                kill_at, delay = 0, 0.0
             completing = [harness.step(land=landing) for _, landing in pending]
-            proc = harness.start(*completing, harness.step(kill_at, delay, land))
+            proc = harness.start(*completing, harness.step(kill_at, delay, land, kill_when=watch))
             rc, results = harness.finish(proc)
             for (done, _), (stats, dump) in zip(pending, results, strict=False):
                 assert stats.get("success"), harness.log(proc)
                 assert dump == expected[done], f"batch {done}: the run after {plan[done]} kills differs"
             pending = []
             land = None  # landed before any kill point can fire
+            if watch is not None:
+                # The write was cut: its directory is there, and the metastore has no table for it.
+                assert rc == -signal.SIGKILL, harness.log(proc)
+                assert watch.parent.is_dir(), watch.parent
             if rc == -signal.SIGKILL:
                 fired.append((b, kill_at, statements[b], delay))
                 continue
@@ -336,6 +358,9 @@ def test_killed_runs_rerun_to_the_tables_of_an_uninterrupted_run(
     assert "embedded Hive metastore" in text and "is in use by process" in text, text
     assert "SPARK_CDC_LOCK_TIMEOUT" in text, text
     assert dump == expected[-1], f"batch {n_batches - 1}: the run after {plan[-1]} kills differs"
+    # A later run deleted the directory the mid-write kill left, and said so.
+    logs = "".join(Path(home / f"run{n}.log").read_text() for n in range(1, harness.runs + 1))
+    assert f"deleted file:{harness.tables / MID_WRITE}, the directory of an interrupted write" in logs
 
     print(f"\ncrash safety: {len(fired)} kills fired over {n_batches} batches: {fired}")
     assert len(fired) >= KILLS * 0.8, fired
