@@ -7,7 +7,8 @@ a value with a quote fails to parse, a backslash is silently eaten (``\"`` in JS
 hit all three. :func:`spark_sql_literal` writes real Spark SQL literals instead.
 
 A statement Spark refuses with LOCATION_ALREADY_EXISTS, because a killed run left the directory of
-the table it was writing, runs again once that directory is cleared (see :mod:`abandoned_writes`).
+the table it was writing, runs again once that directory is cleared; an append to a table a killed
+append left unsettled settles it first (see :mod:`abandoned_writes`).
 
 Nothing here creates a SparkSession. dbt-spark creates it on its first query with the profile's
 ``server_side_parameters``; creating it earlier would silently drop ``spark.master``, memory and
@@ -58,7 +59,7 @@ def _patch_dbt_spark() -> bool:
 
     from dbt_common.exceptions import DbtRuntimeError
 
-    from dbt_spark_cdc.abandoned_writes import explain, retry_after_clearing
+    from dbt_spark_cdc.abandoned_writes import explain, retry_after_clearing, settle_interrupted_append, warn
     from dbt_spark_cdc.session import SUBMISSION_METHOD, SessionPythonJobHelper, get_session, prepare_session
 
     if not getattr(SparkAdapter, _PATCHED_MARKER, False):
@@ -82,6 +83,9 @@ def _patch_dbt_spark() -> bool:
             # Same builder and parameters as dbt-spark's execute, so this is its session, not a new one.
             params = self.server_side_parameters
             spark = prepare_session(get_session(params), params)
+            settled = settle_interrupted_append(spark, sql)
+            if settled is not None:
+                warn(settled)
             try:
                 original_execute(self, sql, *parameters)
             except Exception as exc:

@@ -25,6 +25,19 @@ only when all of these hold:
 
 Anything else (files someone put there by hand) is left alone and the error says what to do. The
 path and the table name come from Spark's error and the catalog, never from message data.
+
+Appends (``INSERT INTO``, how dbt-spark's incremental ``append`` strategy adds each batch to the
+staging models) are not atomic either. Spark's file committer (Hadoop's FileOutputCommitter,
+algorithm 1) writes each task's files under ``<table>/_temporary/0/task_*`` and publishes them in
+the job commit, one rename per file. Killed before that commit, the write leaves its committed tasks
+there, and the next append's commit publishes every committed task it finds under
+``_temporary/0``, the dead job's as well as its own: the killed batch is staged twice. Killed during
+the commit, part of the batch is published and the next run's watermark (the largest staged
+position) can skip the rest. :func:`settle_interrupted_append` runs before every ``INSERT INTO``
+and costs a catalog lookup and one ``exists`` call when there is no ``_temporary``; when there is
+one, it finishes the commit of a job that had published some of its files (Spark names every
+file of a job with the job's id), and discards what no commit had begun to publish (its rows are
+staged again by this run, after the watermark).
 """
 
 from __future__ import annotations
@@ -123,11 +136,7 @@ def warn_cleared(identifier_or_model: str, location: str) -> None:
         f"{identifier_or_model} that no table owns (a run was killed while writing it); "
         "writing the table again."
     )
-    try:
-        from dbt.adapters.events.logging import AdapterLogger
-    except ImportError:  # pragma: no cover - dbt-core is a dependency of the plugin's users
-        return
-    AdapterLogger("spark_cdc").warning(message)
+    warn(message)
 
 
 def retry_after_clearing(spark: Any, exc: BaseException) -> bool:
@@ -138,3 +147,83 @@ def retry_after_clearing(spark: Any, exc: BaseException) -> bool:
     conflict = location_conflict(exc)
     warn_cleared(conflict[0] if conflict else "a table", location)
     return True
+
+
+#: An append as dbt-spark writes it: ``insert into table <relation> select ...``, after dbt's query
+#: comment (``/* {"app": "dbt", ...} */``) and any other leading comments.
+INSERT_INTO = re.compile(
+    r"(?:\s|/\*.*?\*/|--[^\n]*\n)*insert\s+into\s+(?:table\s+)?((?:`[^`]+`|\w+)(?:\.(?:`[^`]+`|\w+))?)\s",
+    re.I | re.S,
+)
+#: Spark's name for the files of one write job: part-<task>-<job uuid>[-c<n>].<ext>.
+JOB_FILE = re.compile(r"part-\d+-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def settle_interrupted_append(spark: Any, sql: str) -> str | None:
+    """Before ``sql``, an append: settle a killed append to the same table (see the module
+    docstring). Returns what was done, for the log, or None when there was nothing to do."""
+    match = INSERT_INTO.match(sql)
+    if match is None:
+        return None
+    state = spark._jsparkSession.sessionState()
+    try:
+        table = state.catalog().getTableMetadata(state.sqlParser().parseTableIdentifier(match.group(1)))
+    except Exception:  # not a table of this catalog: the statement itself will say so
+        return None
+    jvm = spark.sparkContext._jvm
+    root = jvm.org.apache.hadoop.fs.Path(table.location())
+    fs = root.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    temporary = jvm.org.apache.hadoop.fs.Path(root, "_temporary")
+    if not fs.exists(temporary):
+        return None
+    prefix = root.toUri().getPath().rstrip("/") + "/"
+    published: set[str] = set()
+    committed: list[tuple[Any, str, str | None]] = []  # (file, path under its task dir, job id)
+    unpublished = 0  # files under _temporary
+    files = fs.listFiles(root, True)
+    while files.hasNext():
+        path = files.next().getPath()
+        parts = path.toUri().getPath()[len(prefix) :].split("/")
+        named = JOB_FILE.match(parts[-1])
+        if parts[0] != "_temporary":
+            if named:
+                published.add(named.group(1))
+        else:
+            unpublished += 1
+            if len(parts) >= 4 and parts[2].startswith("task_"):
+                # _temporary/<attempt>/task_*/...: a committed task; task attempts that never
+                # committed (_temporary/<attempt>/_temporary/...) were never going to be published.
+                committed.append((path, "/".join(parts[3:]), named.group(1) if named else None))
+    moved, nested = 0, False
+    for path, relative, job_id in committed:
+        if job_id is not None and job_id in published:
+            target = jvm.org.apache.hadoop.fs.Path(root, relative)
+            if not fs.exists(target):
+                fs.mkdirs(target.getParent())
+                fs.rename(path, target)
+                moved += 1
+                nested = nested or "/" in relative
+    fs.delete(temporary, True)
+    ident = table.identifier()
+    name = f"{_quoted(ident.database().get())}.{_quoted(ident.table())}"
+    if nested:  # new partition directories: into the metastore, as the commit would have
+        spark.sql(f"alter table {name} recover partitions")
+    spark.catalog.refreshTable(name)
+    return (
+        f"settled an interrupted append to {name} (a run was killed while writing it): "
+        f"published the {moved} file(s) its commit had not, discarded {unpublished - moved} file(s) no "
+        "commit had begun to publish (their rows are staged again)"
+    )
+
+
+def warn(message: str) -> None:
+    """Log ``message`` through dbt's adapter logger when there is one."""
+    try:
+        from dbt.adapters.events.logging import AdapterLogger
+    except ImportError:  # pragma: no cover - dbt-core is a dependency of the plugin's users
+        return
+    AdapterLogger("spark_cdc").warning(message)

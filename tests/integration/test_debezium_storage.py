@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,15 @@ def plant_abandoned_write(
     return f"{location}/{table}", files
 
 
+def staged_refs(project: DbtProject, schema: str) -> set[str]:
+    """The staged Debezium messages (each staged once, or this fails)."""
+    refs = [
+        r["ref"] for r in project.rows(f"select to_json(raw_ref) as ref from `{schema}`.stg_cdc__debezium")
+    ]
+    assert len(refs) == len(set(refs)), "a message staged twice"
+    return set(refs)
+
+
 def assert_cleared(planted: list[tuple[str, list[Path]]]) -> None:
     """The planted files are gone, and dbt's log names each deleted directory."""
     assert planted
@@ -86,6 +96,32 @@ def assert_cleared(planted: list[tuple[str, list[Path]]]) -> None:
         assert f"deleted {location}, the directory of an interrupted write" in log, location
         for f in files:
             assert not f.exists(), f
+
+
+def interrupt_appends(project: DbtProject, schema: str, table: str) -> int:
+    """Leave `table` as runs killed while appending to it would: a job whose commit had published
+    only its first file (its other files are back under `_temporary/0/task_*`, committed but not
+    published), and a committed task of a job whose commit never began (a copy of a staged file
+    under a new job id). Returns how many files the first job had not published."""
+    warehouse = Path(project.spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:")).resolve()
+    root = warehouse / f"{schema}.db" / table
+    jobs: dict[str, list[Path]] = {}
+    for f in sorted(root.glob("part-*")):
+        jobs.setdefault(f.name.split("-", 2)[2][:36], []).append(f)
+    cut = next(files for files in jobs.values() if len(files) > 1)  # a job that wrote several files
+    tasks = root / "_temporary" / "0"
+    for n, f in enumerate(cut[1:], 1):
+        task = tasks / f"task_202611270000_0001_m_{n:06d}"
+        task.mkdir(parents=True)
+        f.rename(task / f.name)
+        crc = f.with_name(f".{f.name}.crc")
+        if crc.exists():
+            crc.rename(task / crc.name)
+    stale = tasks / "task_202611270000_0002_m_000000"
+    stale.mkdir(parents=True)
+    (stale / f"part-00000-{uuid.uuid4()}-c000.snappy.parquet").write_bytes(cut[0].read_bytes())
+    project.spark.catalog.refreshTable(f"{schema}.{table}")
+    return len(cut) - 1
 
 
 # --- partitioned targets ------------------------------------------------------------------------
@@ -239,6 +275,7 @@ def test_merge_and_partitioned_targets_equal_the_rewrite_after_every_batch(
     monkeypatch.delenv("SPARK_CDC_IT_CRASH_AFTER_SWITCH", raising=False)
     side = partitions_project(project, tmp_path, schema, PAIRS)
     log = f"`{schema}`.it_merge_log"
+    unsettled, staged_before = 0, set()
     redelivered = json.loads(corpus("schema-include")[10])["payload"]
     touched = {106, 300, 104, 101, 401, 107, (redelivered["after"] or redelivered["before"])["id"]}
     for i, batch in enumerate(batches()):
@@ -259,6 +296,20 @@ def test_merge_and_partitioned_targets_equal_the_rewrite_after_every_batch(
         project.dbt(*RUN)  # the change stream, the rewrite and the MERGE targets
         if planted:
             assert_cleared(planted)
+        if unsettled:
+            # The unpublished files published, the stale task discarded: every message staged once.
+            dbt_log = Path(os.environ["DBT_LOG_PATH"], "dbt.log").read_text(errors="replace")
+            assert (
+                f"settled an interrupted append to `{schema}`.`stg_cdc__debezium` (a run was killed while "
+                f"writing it): published the {unsettled} file(s) its commit had not, discarded 1 file(s)"
+            ) in dbt_log
+            assert staged_refs(project, schema) >= staged_before
+        if i == 2:
+            staged_before = staged_refs(project, schema)
+            unsettled = interrupt_appends(project, schema, "stg_cdc__debezium")
+            assert staged_refs(project, schema) < staged_before  # the cut job's rows are missing
+        else:
+            unsettled = 0
         assert_same_targets(project, schema)
         check_merge_sources(project, schema, i, log, touched)
         apply_partitioned(project, side, schema, i, monkeypatch)

@@ -126,3 +126,24 @@ def test_explain_names_the_location_and_the_fix() -> None:
     message = aw.explain(_conflict()) or ""
     assert LOCATION in message and "`s`.`t`" in message and "Fix: move that directory away" in message
     assert aw.explain(ValueError("x")) is None
+
+
+@pytest.mark.parametrize(
+    ("sql", "table"),
+    [
+        # dbt-spark's append, after dbt's query comment
+        (
+            '/* {"app": "dbt"} */\n  insert into table it_main.stg_cdc__debezium\n  select',
+            "it_main.stg_cdc__debezium",
+        ),
+        ("insert into `my schema`.`t` values (1)", "`my schema`.`t`"),
+        ("-- note\nINSERT INTO t select 1", "t"),
+        ("select 1 -- insert into t", None),
+        ("create table t as select 1", None),
+        ("insert overwrite table t select 1", None),
+        (" " * 5000 + "select 1", None),  # no backtracking blow-up on long prefixes
+    ],
+)
+def test_appends_are_recognised_by_their_target(sql: str, table: str | None) -> None:
+    match = aw.INSERT_INTO.match(sql)
+    assert (match.group(1) if match else None) == table
