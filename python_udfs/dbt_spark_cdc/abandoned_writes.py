@@ -89,8 +89,9 @@ def is_write_leftover(names: list[str]) -> bool:
     return traced and all(SPARK_ENTRY.fullmatch(n) for n in names)
 
 
-def clear_abandoned_location(spark: Any, exc: BaseException) -> str | None:
-    """Delete the abandoned directory ``exc`` complains about; return its path, or None.
+def clear_abandoned_location(spark: Any, exc: BaseException) -> tuple[str, str] | None:
+    """Delete the abandoned directory ``exc`` complains about; return (table identifier, its
+    location), or None.
 
     None means ``exc`` is not this error, or the directory does not look abandoned (see the module
     docstring); the caller then raises ``exc`` (see :func:`explain`).
@@ -111,7 +112,7 @@ def clear_abandoned_location(spark: Any, exc: BaseException) -> str | None:
         return None
     if not fs.delete(path, True):
         return None
-    return location
+    return conflict
 
 
 def explain(exc: BaseException) -> str | None:
@@ -129,23 +130,16 @@ def explain(exc: BaseException) -> str | None:
     )
 
 
-def warn_cleared(identifier_or_model: str, location: str) -> None:
-    """Log, through dbt's adapter logger when there is one, that a directory was deleted."""
-    message = (
-        f"deleted {location}, the directory of an interrupted write of "
-        f"{identifier_or_model} that no table owns (a run was killed while writing it); "
-        "writing the table again."
-    )
-    warn(message)
-
-
 def retry_after_clearing(spark: Any, exc: BaseException) -> bool:
     """Clear the abandoned directory behind ``exc`` and log it; True when the statement may retry."""
-    location = clear_abandoned_location(spark, exc)
-    if location is None:
+    cleared = clear_abandoned_location(spark, exc)
+    if cleared is None:
         return False
-    conflict = location_conflict(exc)
-    warn_cleared(conflict[0] if conflict else "a table", location)
+    identifier, location = cleared
+    warn(
+        f"deleted {location}, the directory of an interrupted write of {identifier} that no table "
+        "owns (a run was killed while writing it); writing the table again."
+    )
     return True
 
 

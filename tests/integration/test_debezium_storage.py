@@ -63,14 +63,23 @@ PARTS_RUN = ("run", "--select", *PAIRS)
 # --- writes killed half way -----------------------------------------------------------------------
 
 
+def schema_dir(project: DbtProject, schema: str) -> Path:
+    """Where Spark puts the schema's managed tables (the schema may not exist yet)."""
+    warehouse = Path(project.spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:")).resolve()
+    return warehouse / f"{schema}.db"
+
+
+def dbt_log() -> str:
+    """This process's dbt log (tests/integration/conftest.py puts it under DBT_LOG_PATH)."""
+    return Path(os.environ["DBT_LOG_PATH"], "dbt.log").read_text(errors="replace")
+
+
 def plant_abandoned_write(
     project: DbtProject, schema: str, table: str, *entries: str
 ) -> tuple[str, list[Path]]:
     """The directory a run killed while creating `schema.table` leaves (files under the table's
     default location, no table in the catalog): its location as Spark names it, and the files."""
-    # Where Spark puts the schema's managed tables (the schema may not exist yet).
-    warehouse = Path(project.spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:")).resolve()
-    location = f"file:{warehouse}/{schema}.db"
+    location = f"file:{schema_dir(project, schema)}"
     assert not project.spark.catalog.tableExists(f"{schema}.{table}")
     files = []
     for entry in entries:
@@ -93,7 +102,7 @@ def staged_refs(project: DbtProject, schema: str) -> set[str]:
 def assert_cleared(planted: list[tuple[str, list[Path]]]) -> None:
     """The planted files are gone, and dbt's log names each deleted directory."""
     assert planted
-    log = Path(os.environ["DBT_LOG_PATH"], "dbt.log").read_text(errors="replace")
+    log = dbt_log()
     for location, files in planted:
         assert f"deleted {location}, the directory of an interrupted write" in log, location
         for f in files:
@@ -105,8 +114,7 @@ def interrupt_appends(project: DbtProject, schema: str, table: str) -> int:
     only its first file (its other files are back under `_temporary/0/task_*`, committed but not
     published), and a committed task of a job whose commit never began (a copy of a staged file
     under a new job id). Returns how many files the first job had not published."""
-    warehouse = Path(project.spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:")).resolve()
-    root = warehouse / f"{schema}.db" / table
+    root = schema_dir(project, schema) / table
     jobs: dict[str, list[Path]] = {}
     for f in sorted(root.glob("part-*")):
         jobs.setdefault(f.name.split("-", 2)[2][:36], []).append(f)
@@ -300,11 +308,10 @@ def test_merge_and_partitioned_targets_equal_the_rewrite_after_every_batch(
             assert_cleared(planted)
         if unsettled:
             # The unpublished files published, the stale task discarded: every message staged once.
-            dbt_log = Path(os.environ["DBT_LOG_PATH"], "dbt.log").read_text(errors="replace")
             assert (
                 f"settled an interrupted append to `{schema}`.`stg_cdc__debezium` (a run was killed while "
                 f"writing it): published the {unsettled} file(s) its commit had not, discarded 1 file(s)"
-            ) in dbt_log
+            ) in dbt_log()
             assert staged_refs(project, schema) >= staged_before
             unsettled = 0
         assert_same_targets(project, schema)

@@ -107,7 +107,7 @@ def test_write_leftovers(entries: list[str], leftover: bool) -> None:
 
 def test_clears_only_an_unowned_directory_a_spark_write_left() -> None:
     spark = _FakeSpark(["_temporary"])
-    assert aw.clear_abandoned_location(spark, _conflict()) == LOCATION
+    assert aw.clear_abandoned_location(spark, _conflict()) == ("`spark_catalog`.`s`.`t`", LOCATION)
     assert spark.fs.deleted == [LOCATION]
 
     for spark in (
