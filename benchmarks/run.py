@@ -428,7 +428,11 @@ def machine() -> dict[str, Any]:
         except metadata.PackageNotFoundError:
             return "not installed"
 
-    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()
+    java = [
+        line
+        for line in subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()
+        if not line.startswith("Picked up")  # JAVA_TOOL_OPTIONS' notice, not the version
+    ]
     with open("/proc/meminfo") as meminfo:
         mem_kb = int(meminfo.readline().split()[1])
     return {
