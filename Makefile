@@ -67,7 +67,7 @@ test-long: $(STAMP)
 test-matrix: $(STAMP)
 	$(BIN)/python integration_tests/scripts/test_matrix.py
 
-# Every case at the issue's sizes (22-24 minutes on 2 cores, 37 on a slow day); BENCH_ARGS='--scale
+# Every case at the issue's sizes (18-24 minutes on 2 cores, 37 on a slow day); BENCH_ARGS='--scale
 # 0.01' for a smoke run, '--cases parse:debezium,apply' for some cases. Its own metastore: never the
 # demo's.
 bench: $(STAMP)
