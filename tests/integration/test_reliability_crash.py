@@ -313,7 +313,8 @@ def test_killed_runs_rerun_to_the_tables_of_an_uninterrupted_run(
 ) -> None:
     side = DbtProject(str(crash_project(tmp_path / "project", schema)), profiles_dir=project.profiles_dir)
     side.dbt("deps", "--quiet")
-    n_batches = len(batches())
+    history = batches()
+    n_batches = len(history)
     # Kills per batch, the remainder on the last batches (1 kill over 2 batches: [0, 1]).
     plan = [KILLS // n_batches + (1 if b >= n_batches - KILLS % n_batches else 0) for b in range(n_batches)]
     assert KILLS >= 1, "SPARK_CDC_KILLS: at least one kill point"
@@ -327,8 +328,8 @@ def test_killed_runs_rerun_to_the_tables_of_an_uninterrupted_run(
     early = None
     if not any(plan[:-1]):
         early = harness.start(
-            *[harness.step(land=batch) for batch in batches()[:-1]],
-            harness.step(land=batches()[-1], kill_when=mid_write),
+            *[harness.step(land=batch) for batch in history[:-1]],
+            harness.step(land=history[-1], kill_when=mid_write),
         )
     # A batch's second and later kill points hit re-runs, which find most of the batch staged and
     # send fewer statements (measured on 2026-11-27: 89 against 135 and 147): drawn over the full
@@ -339,6 +340,7 @@ def test_killed_runs_rerun_to_the_tables_of_an_uninterrupted_run(
         if early is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(early.pid, signal.SIGKILL)
+            harness.finish(early)  # reaps it and closes its log
         raise
 
     rng = random.Random(SEED)
@@ -346,7 +348,7 @@ def test_killed_runs_rerun_to_the_tables_of_an_uninterrupted_run(
     # The completing runs of earlier batches share their process with the next killed run; a batch
     # without a kill point runs only there, its landing first.
     pending: list[tuple[int, dict[str, list[str]] | None]] = []  # (batch, its landing if not done)
-    for b, batch in enumerate(batches()):
+    for b, batch in enumerate(history):
         land: dict[str, list[str]] | None = batch
         for k in range(plan[b]):
             of = statements[b] if k == 0 else rerun[b]
@@ -356,8 +358,9 @@ def test_killed_runs_rerun_to_the_tables_of_an_uninterrupted_run(
                 # Mid-write, for certain: as soon as the write has begun (its `_temporary`).
                 watch = mid_write
                 kill_at, delay = 0, 0.0
-            if early is not None and watch is not None:
-                proc, early = early, None  # the same steps, started before the reference
+            if early is not None:
+                # The loop's first process (the last batch's first, mid-write kill): started above.
+                proc, early = early, None
             else:
                 completing = [harness.step(land=landing) for _, landing in pending]
                 proc = harness.start(*completing, harness.step(kill_at, delay, land, kill_when=watch))
