@@ -3,7 +3,8 @@
 The executors' Python is a wrapper that puts a poisoned ``dbt_spark_cdc`` first on the path (any
 import of the package on an executor fails) and records where it ran, so the UDFs must reach the
 executors by value, and the test can see that both workers ran Python tasks. The profile is the
-integration project's, with only ``spark.master`` changed (SPARK_CDC_MASTER).
+integration project's, with only ``spark.master`` changed (SPARK_CDC_MASTER); the master, the
+workers and the executors run with the -XX: flags it gives the driver (driver_jvm_flags).
 
 One pytest session runs on the cluster, in a subprocess (one driver, one set of executors):
 1. the demo (the real Debezium corpus, `dbt build` of the integration project's Debezium models and
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from crash_harness import rows
 from dbt_spark_cdc.testing import DbtProject, land_messages, read_jsonl_messages
 from test_reliability_crash import stable
@@ -62,6 +64,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def driver_jvm_flags() -> str:
+    """The -XX: flags of the integration profile's spark.driver.extraJavaOptions."""
+    profile = yaml.safe_load((ROOT / "integration_tests" / "profiles.yml").read_text())
+    parameters = profile["spark_cdc_integration_tests"]["outputs"]["embedded"]["server_side_parameters"]
+    flags = [f for f in str(parameters["spark.driver.extraJavaOptions"]).split() if f.startswith("-XX:")]
+    assert flags, "integration_tests/profiles.yml: no -XX: flag in spark.driver.extraJavaOptions"
+    return " ".join(flags)
+
+
 @contextlib.contextmanager
 def standalone_cluster(path: Path) -> Iterator[str]:
     """A master and WORKERS workers (1 core, 2 GiB each); yields the master URL."""
@@ -69,6 +80,12 @@ def standalone_cluster(path: Path) -> Iterator[str]:
 
     home = Path(pyspark.__file__).parent
     env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_NO_DAEMONIZE": "1"}
+    # The master, the workers and the executors the workers start (they inherit the workers'
+    # environment) run with the JIT and GC flags the profile gives the driver. Alone, the session on
+    # the cluster took 72 s without them and 60 s with them, the whole test 210 s of the machine's
+    # CPU and 180 s (2026-11-28; docs/test_suite_time.md).
+    inherited = os.environ.get("JAVA_TOOL_OPTIONS")
+    env["JAVA_TOOL_OPTIONS"] = " ".join(filter(None, [inherited, driver_jvm_flags()]))
     port, ui = free_port(), free_port()
     url = f"spark://127.0.0.1:{port}"
     cls = str(home / "bin" / "spark-class")
