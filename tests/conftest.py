@@ -7,11 +7,16 @@ alphabetically, the longest modules (the reliability tests) came last, so one pr
 for minutes after the other had finished. Longest first is the classic greedy schedule for two
 machines. The order below is by measured time on 2 cores (`--durations`, 2026-11-27), longest
 first; modules not listed follow in collection order.
+
+And: the reliability tests say what they ran (kill points fired, hostile messages, cluster size,
+drift batches) in a section of the run's summary, from a ``reliability`` user property each records
+(pytest-xdist carries user properties from its workers to the summary).
 """
 
 from __future__ import annotations
 
 import pytest
+from _pytest.terminal import TerminalReporter
 
 LONGEST_FIRST = (
     "test_debezium_storage",
@@ -39,3 +44,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     order = {id(item): i for i, item in enumerate(items)}
     items.sort(key=lambda item: (rank.get(item.path.stem, len(rank)), order[id(item)]))
+
+
+def pytest_terminal_summary(terminalreporter: TerminalReporter) -> None:
+    lines = sorted(
+        str(value)
+        for key in ("passed", "failed")
+        for report in terminalreporter.stats.get(key, [])
+        if getattr(report, "when", None) == "call"
+        for name, value in getattr(report, "user_properties", [])
+        if name == "reliability"
+    )
+    if lines:
+        terminalreporter.section("what the reliability tests ran")
+        for line in lines:
+            terminalreporter.write_line(line)

@@ -32,7 +32,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -172,7 +172,11 @@ def build_demo(project: DbtProject, schema: str, monkeypatch: pytest.MonkeyPatch
 
 
 def test_demo_and_conformance_on_a_standalone_cluster_equal_the_local_run(
-    project: DbtProject, schema: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: DbtProject,
+    schema: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    record_property: Callable[[str, object], None],
 ) -> None:
     # The local run, in this process.
     started = clock = time.monotonic()
@@ -226,6 +230,11 @@ def test_demo_and_conformance_on_a_standalone_cluster_equal_the_local_run(
     ran = {line.split("/worker")[1].split("/")[0] for line in marks.read_text().split() if "/worker" in line}
     assert ran == {str(n) for n in range(WORKERS)}, marks.read_text()
     times = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in took.items())
+    record_property(
+        "reliability",
+        f"cluster: a master and {WORKERS} workers, both ran Python tasks without the package;"
+        f" the demo's {len(local)} tables equal the local run's; on the cluster: {summary}",
+    )
     print(
         f"\ncluster: {WORKERS} workers; on the cluster: {summary}; {times};"
         f" {time.monotonic() - started:.0f} s in all"

@@ -40,6 +40,7 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -309,7 +310,11 @@ class Harness:
 
 
 def test_killed_runs_rerun_to_the_tables_of_an_uninterrupted_run(
-    project: DbtProject, schema: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: DbtProject,
+    schema: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    record_property: Callable[[str, object], None],
 ) -> None:
     side = DbtProject(str(crash_project(tmp_path / "project", schema)), profiles_dir=project.profiles_dir)
     side.dbt("deps", "--quiet")
@@ -400,4 +405,9 @@ def test_killed_runs_rerun_to_the_tables_of_an_uninterrupted_run(
     assert f"deleted file:{harness.tables / MID_WRITE}, the directory of an interrupted write" in logs
 
     print(f"\ncrash safety: {len(fired)} kills fired over {n_batches} batches: {fired}")
+    record_property(
+        "reliability",
+        f"crash safety: {len(fired)} of {KILLS} kill points fired over {n_batches} batches,"
+        f" {harness.runs} processes; two runs at once: one completed, one stopped naming the holder",
+    )
     assert len(fired) >= KILLS * 0.8, fired

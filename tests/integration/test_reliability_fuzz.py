@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -213,7 +214,10 @@ def fresh_schema(project: DbtProject, name: str) -> None:
 
 
 def test_hostile_messages_are_quarantined_and_good_ones_still_apply(
-    project: DbtProject, schema: str, monkeypatch: pytest.MonkeyPatch
+    project: DbtProject,
+    schema: str,
+    monkeypatch: pytest.MonkeyPatch,
+    record_property: Callable[[str, object], None],
 ) -> None:
     good = good_messages()
     cases = hostile_cases(good)
@@ -286,4 +290,10 @@ def test_hostile_messages_are_quarantined_and_good_ones_still_apply(
             outcomes[(fmt, outcome)] += 1
     total = sum(len(c) for c in cases.values())
     print(f"\nfuzz: {total} hostile messages, outcomes: {sorted(outcomes.items())}")
+    per_format = ", ".join(f"{fmt} {len(c)}" for fmt, c in sorted(cases.items()))
+    record_property(
+        "reliability",
+        f"fuzz: {total} hostile messages ({per_format}; {RANDOM_CASES} random per format),"
+        f" {sum(n for (_, outcome), n in outcomes.items() if outcome != 'staged')} quarantined or skipped",
+    )
     assert total >= 5 * RANDOM_CASES

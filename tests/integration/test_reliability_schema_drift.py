@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +45,10 @@ class Source:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self.columns: dict[str, str] = {"name": "text", "weight": "float"}
+        # Three columns, so the first drop still leaves two and the rename after it has a choice.
+        self.columns: dict[str, str] = {"name": "text", "weight": "float", "stock": "int"}
         self.rows: dict[int, dict[str, Any]] = {}
-        self.seen: list[str] = ["id", "name", "weight"]
+        self.seen: list[str] = ["id", "name", "weight", "stock"]
         self.lsn = 40_000_000
         self.counter = 0
 
@@ -95,7 +98,11 @@ def delete_envelope(lsn: int, before: dict[str, Any]) -> str:
 
 
 def test_columns_added_dropped_and_renamed_over_many_batches(
-    project: DbtProject, schema: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: DbtProject,
+    schema: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    record_property: Callable[[str, object], None],
 ) -> None:
     monkeypatch.setenv("SPARK_CDC_IT_FORMATS", "debezium")  # stage only Debezium
     side = side_project(
@@ -126,3 +133,11 @@ def test_columns_added_dropped_and_renamed_over_many_batches(
         )
         assert current == got, (batch, history)
     assert len(history) == BATCHES
+    kinds = Counter(step.split()[0] for step in history[1:])
+    if BATCHES >= 4:  # every kind of change happened (the short form: a drop, a rename, an add)
+        assert kinds.keys() == {"add", "drop", "rename"}, history
+    record_property(
+        "reliability",
+        f"schema drift: {BATCHES} batches (the initial load, then"
+        f" {', '.join(f'{n} {kind}' for kind, n in sorted(kinds.items()))}); {len(source.seen)} columns seen",
+    )
