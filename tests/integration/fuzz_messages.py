@@ -177,6 +177,9 @@ def random_case(draw: Callable[..., Any], text: str, key: str | None, huge_bytes
     if kind == "deep":
         depth = draw(st.sampled_from([64, 600, 1100, 5000]))
         return Case(with_nested(doc, path, depth), k, f"nested {depth} deep at {label}")
-    # huge: past max_payload_bytes (quarantined unparsed) or just under it
-    size = draw(st.sampled_from([huge_bytes + 1, huge_bytes // 2]))
-    return Case(encode(replaced(doc, path, "x" * size)), k, f"{size}-byte string at {label}")
+    # huge: a string that makes the value exactly max_payload_bytes long (parsed) or one byte
+    # longer (quarantined payload_too_large, unparsed)
+    room = huge_bytes - len(encode(replaced(doc, path, "")))
+    size = draw(st.sampled_from([room, room + 1]))
+    value = encode(replaced(doc, path, "x" * size))
+    return Case(value, k, f"{len(value)}-byte value ({size}-byte string at {label})")

@@ -14,8 +14,9 @@ One pytest session runs on the cluster, in a subprocess (one driver, one set of 
 
 Short form (`make test`): the demo's three targets (SCD1, SCD2 and SCD2 on a column subset, fed by the
 Debezium staging: type-decoding UDFs on the executors) with the package's models and every contract
-test on them. SPARK_CDC_CLUSTER_TESTS=all (`make test-long`) builds the whole demo project and runs
-all five formats' conformance modules on the cluster (the CRC32C, reassembly and mask UDFs on the
+test on them. SPARK_CDC_CLUSTER_TESTS=all (`make test-long`) builds every Debezium model of the
+demo project with its contract tests (the UDF smoke models aside) and runs all five formats'
+conformance modules on the cluster (the CRC32C, reassembly and mask UDFs on the
 executors too). Until 2026-11-27 the short form also ran one DSQL conformance test there (the
 session on the cluster took 332 s with it, 217 s without it); every UDF reaches the executors the
 same way (README, Reliability).

@@ -2,17 +2,22 @@
 disturb the good records landed with them.
 
 Valid messages of each format (from the conformance corpora) are mutated two ways (fuzz_messages.py):
-systematically (every field dropped, and set to a value of every JSON type and to edge numbers) and
-at random (hypothesis: truncation, garbage, invalid UTF-8, deep nesting, huge values, extra fields,
-replaced keys, two messages in one value), plus format-specific damage: DSQL chunks with a wrong
-CRC32C, fragment indexes out of range and conflicting duplicate fragments; Qlik change masks longer
-and shorter than the column count. The good messages and the hostile ones land interleaved in one
-batch (good in Kafka partition 0, hostile in partition 1) and one `dbt build` runs.
+systematically, on each format's first two messages (every field dropped, and set to a value of
+every JSON type and to edge numbers), and at random over all of them (hypothesis: truncation,
+garbage, invalid UTF-8, deep nesting, a value exactly max_payload_bytes long and one byte longer,
+extra fields, replaced keys, two messages in one value), plus format-specific damage: DSQL chunks
+with a wrong CRC32C, fragment indexes out of range and conflicting duplicate fragments; Qlik change
+masks longer and shorter than the column count. The good messages and the hostile ones land in the
+same raw tables and batch (good in Kafka partition 0, hostile in partition 1) and one `dbt build`
+runs (the package's models, four targets and their contract tests).
 
 Invariants: the build succeeds, data-contract tests included; the accounting ledger gives every
 landed record exactly one outcome; every record that is not UTF-8 JSON object text is quarantined
-with a reason code; every good record is staged exactly as in a build of the good records alone, and
-the Debezium and DSQL targets (whose hostile copies name another table) equal that build's.
+with a reason code, and every record over max_payload_bytes as payload_too_large; every good record
+is staged exactly as in a build of the good records alone, and the Debezium and DSQL targets (whose
+hostile copies name another table) equal that build's. That build must stage changes in every format
+(its only quarantined records: three Qlik messages whose metadata message the corpus lacks) and
+leave every target non-empty.
 
 Size: SPARK_CDC_FUZZ_CASES random cases per format (default 40; `make test-long` sets 400).
 """
@@ -282,6 +287,12 @@ def test_hostile_messages_are_quarantined_and_good_ones_still_apply(
             if not case.value and fmt in TOMBSTONE_FORMATS:
                 # An empty value is a Kafka tombstone where the format has them: counted, skipped.
                 assert skipped.get(offset) == "tombstone", (fmt, case.mutation)
+            elif len(case.value or b"") > MAX_PAYLOAD_BYTES:
+                # Over the bound: quarantined before any parsing, whatever the text holds.
+                assert quarantined.get(offset) == "payload_too_large", (fmt, case.mutation)
+            elif len(case.value or b"") == MAX_PAYLOAD_BYTES:
+                # At the bound: parsed (it may fail later checks, never the size one).
+                assert quarantined.get(offset) != "payload_too_large", (fmt, case.mutation)
             elif not case.is_json_object_text:
                 assert offset in quarantined, (fmt, case.mutation, case.value and case.value[:200])
             outcome = quarantined.get(offset) or (
