@@ -23,16 +23,20 @@ Path = tuple[str | int, ...]
 EDGE_NUMBERS: tuple[Any, ...] = (-1, 0, -(2**63) - 1, 2**64, 10**40, -(10**40), 1e308, -0.0, 0.5)
 #: One value of each JSON type (the wrong type for most fields).
 ONE_OF_EACH_TYPE: tuple[Any, ...] = (None, True, -7, 2.5, "x", [], {}, [1, "a"], {"z": None})
+MATCHED = "matched"
 INVALID_UTF8 = (b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80", b"\x80")
 
 
 @dataclass(frozen=True)
 class Case:
-    """One hostile message: its bytes, the Kafka key bytes, and a label of the mutation."""
+    """One hostile message: its bytes, the Kafka key bytes, a label of the mutation, and, where the
+    outcome follows from the mutation, what it must be: a reason code, or MATCHED (neither
+    quarantined for want of metadata nor as an invalid envelope: read against its table's columns)."""
 
     value: bytes | None
     key: bytes | None
     mutation: str
+    expect: str | None = None
 
     @property
     def is_json_object_text(self) -> bool:

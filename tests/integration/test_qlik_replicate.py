@@ -54,6 +54,38 @@ def with_table(message: str, schema: str, table: str) -> str:
     return json.dumps(doc)
 
 
+def named_corpus() -> tuple[list[str], list[str]]:
+    """The corpus with its three data messages of unknown tables given the names a per-table topic
+    would (KAFKA.KIT, SALES.CUSTOMER, ISERIES.ITEM), and those tables' metadata messages, hand-made
+    from their data (ordinals in the order the data object lists the columns; the corpus has none).
+    Returns (the corpus's five messages, the three metadata messages)."""
+    md, refresh, kit, customer, item = corpus()
+    named = [
+        md,
+        refresh,
+        with_table(kit, "KAFKA", "KIT"),
+        with_table(customer, "SALES", "CUSTOMER"),
+        with_table(item, "ISERIES", "ITEM"),
+    ]
+    hand_made_md = [
+        metadata_message(
+            "KAFKA", "KIT", [QlikColumn("ID", "NUMERIC", 1), QlikColumn("NAME"), QlikColumn("tableName")]
+        ),
+        metadata_message(
+            "SALES",
+            "CUSTOMER",
+            [QlikColumn("CUSTOMER_ID", "NUMERIC", 1), QlikColumn("FIRST_NAME"), QlikColumn("LAST_NAME")],
+        ),
+        metadata_message(
+            "ISERIES",
+            "ITEM",
+            [QlikColumn("item_no", "STRING", 1)]
+            + [QlikColumn(name) for name in json.loads(item)["message"]["data"] if name != "item_no"],
+        ),
+    ]
+    return named, hand_made_md
+
+
 def vars_with(**qlik_options: Any) -> str:
     """--vars for the integration project with options of the qlik_replicate format replaced."""
     project = yaml.safe_load((ROOT / "integration_tests" / "dbt_project.yml").read_text())
@@ -78,23 +110,11 @@ def salaries(project: DbtProject, schema: str) -> list[tuple[Any, ...]]:
 
 
 def test_corpus_metadata_refresh_and_masks_with_late_metadata(project: DbtProject, schema: str) -> None:
-    md, refresh, kit, customer, item = corpus()
     raw = f"{schema}_raw"
     # Real messages 3-5 come from three unknown tables; the per-table topic is stood in for by the
-    # message-level table name. They land before their metadata (hand-made below, derived from their
-    # data: ordinals in the order the data object lists the columns).
-    land_messages(
-        project.spark,
-        raw,
-        FMT,
-        [
-            md,
-            refresh,
-            with_table(kit, "KAFKA", "KIT"),
-            with_table(customer, "SALES", "CUSTOMER"),
-            with_table(item, "ISERIES", "ITEM"),
-        ],
-    )
+    # message-level table name. They land before their metadata (hand-made, named_corpus).
+    named, hand_made_md = named_corpus()
+    land_messages(project.spark, raw, FMT, named)
     project.dbt(*BUILD)
 
     rows = staged(project, schema)
@@ -139,22 +159,6 @@ def test_corpus_metadata_refresh_and_masks_with_late_metadata(project: DbtProjec
     assert salaries(project, schema) == [(14472, 49592, "1993-11-25", "1994-11-25")]
 
     # The metadata arrives a run later: the quarantined records are emitted as changes, once.
-    hand_made_md = [
-        metadata_message(
-            "KAFKA", "KIT", [QlikColumn("ID", "NUMERIC", 1), QlikColumn("NAME"), QlikColumn("tableName")]
-        ),
-        metadata_message(
-            "SALES",
-            "CUSTOMER",
-            [QlikColumn("CUSTOMER_ID", "NUMERIC", 1), QlikColumn("FIRST_NAME"), QlikColumn("LAST_NAME")],
-        ),
-        metadata_message(
-            "ISERIES",
-            "ITEM",
-            [QlikColumn("item_no", "STRING", 1)]
-            + [QlikColumn(name) for name in json.loads(item)["message"]["data"] if name != "item_no"],
-        ),
-    ]
     land_messages(project.spark, raw, FMT, hand_made_md)
     project.dbt(*BUILD)
     retried = {r["source_table"]: r for r in staged(project, schema, "stg_cdc__qlik_replicate_retried")}

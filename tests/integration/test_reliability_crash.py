@@ -20,8 +20,8 @@ cleanly before touching anything, naming the holder.
 Kill points: SPARK_CDC_KILLS (default 1; `make test-long` sets 36) over SPARK_CDC_KILL_BATCHES
 batches (default 2; `make test-long` sets 3), seed SPARK_CDC_KILL_SEED, spread evenly with the
 remainder on the last batches: the short form's one kill hits the second batch, whose build finds
-versioned targets, a watermark and a pending chunk left by the first (which then runs uninterrupted
-in the killed run's process; one JVM start fewer than a kill per batch). That process needs no
+versioned targets, a watermark and a pending chunk left by the first (which runs uninterrupted
+earlier in the killed run's process; one JVM start fewer than a kill per batch). That process needs no
 statement count from the reference, so it runs alongside it: the test alone took 150 s before,
 128 s since (2026-11-28). The last batch's first kill point is not random: it fires as soon as a
 table's write has begun (MID_WRITE), the moment whose leftover directory once made every later run
@@ -376,7 +376,8 @@ def test_killed_runs_rerun_to_the_tables_of_an_uninterrupted_run(
             pending = []
             land = None  # landed before any kill point can fire
             if watch is not None:
-                # The write was cut: its directory is there, and the metastore has no table for it.
+                # The write was cut: its directory is there (a CTAS registers the table only after
+                # its write; that a later run deleted the directory is checked at the end).
                 assert rc == -signal.SIGKILL, harness.log(proc)
                 assert watch.parent.is_dir(), watch.parent
             if rc == -signal.SIGKILL:

@@ -7,7 +7,8 @@ every JSON type and to edge numbers), and at random over all of them (hypothesis
 garbage, invalid UTF-8, deep nesting, a value exactly max_payload_bytes long and one byte longer,
 extra fields, replaced keys, two messages in one value), plus format-specific damage: DSQL chunks
 with a wrong CRC32C, fragment indexes out of range and conflicting duplicate fragments; Qlik change
-masks longer and shorter than the column count. The good messages and the hostile ones land in the
+and column masks longer and shorter than their table's column count, each with the outcome it must
+have (qlik_mask_cases). The good messages and the hostile ones land in the
 same raw tables and batch (good in Kafka partition 0, hostile in partition 1) and one `dbt build`
 runs (the package's models, four targets and their contract tests).
 
@@ -15,9 +16,8 @@ Invariants: the build succeeds, data-contract tests included; the accounting led
 landed record exactly one outcome; every record that is not UTF-8 JSON object text is quarantined
 with a reason code, and every record over max_payload_bytes as payload_too_large; every good record
 is staged exactly as in a build of the good records alone, and the Debezium and DSQL targets (whose
-hostile copies name another table) equal that build's. That build must stage changes in every format
-(its only quarantined records: three Qlik messages whose metadata message the corpus lacks) and
-leave every target non-empty.
+hostile copies name another table) equal that build's. That build must stage changes in every format,
+quarantine none of the good records, and leave every target non-empty.
 
 Size: SPARK_CDC_FUZZ_CASES random cases per format (default 40; `make test-long` sets 400).
 """
@@ -35,7 +35,7 @@ import pytest
 import yaml
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
 from dbt_spark_cdc.testing import FORMATS, DbtProject, RawMessage, land_messages, qualified
-from fuzz_messages import Case, random_case, systematic
+from fuzz_messages import MATCHED, Case, random_case, systematic
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from test_aurora_dsql import TS_NS, big_order, count
@@ -44,7 +44,7 @@ from test_cockroachdb import corpus as crdb_corpus
 from test_cockroachdb import message as crdb_message
 from test_contracts_stream import assert_records_accounted
 from test_debezium_merge import corpus as debezium_corpus
-from test_qlik_replicate import corpus as qlik_corpus
+from test_qlik_replicate import named_corpus
 from test_ydb import SCENARIOS, jsonl, unwildcard
 
 pytestmark = pytest.mark.integration
@@ -61,6 +61,7 @@ TOMBSTONE_FORMATS = ("debezium", "cockroachdb")
 
 
 def good_messages() -> dict[str, list[RawMessage]]:
+    named, hand_made_md = named_corpus()
     ydb = []
     for record in jsonl("changefeed_ut.jsonl"):
         if record["source_test"] in ("VirtualTimestamps", "NewAndOldImagesLogDebezium"):
@@ -77,7 +78,10 @@ def good_messages() -> dict[str, list[RawMessage]]:
         # The AWS examples insert, update and delete one row (1001, 42); a row of another key stays.
         "aurora_dsql": [RawMessage(m) for m in dsql_corpus("aws_docs_examples.jsonl")]
         + [RawMessage(m) for m in dumps([big_order(TS_NS, 2, "good, kept")])],
-        "qlik_replicate": [RawMessage(m) for m in qlik_corpus()],
+        # The corpus's three data messages of tables it has no metadata for, named and given their
+        # metadata (as in test_qlik_replicate.py), so that they stage as changes and their hostile
+        # copies (masks above all) are read against the tables' columns.
+        "qlik_replicate": [RawMessage(m) for m in [*named[:2], *hand_made_md, *named[2:]]],
         "ydb": ydb,
         "cockroachdb": [crdb_message(r) for r in crdb_corpus("TestChangefeedBasics")],
     }
@@ -122,18 +126,38 @@ def dsql_chunk_cases() -> list[Case]:
 
 
 def qlik_mask_cases() -> list[Case]:
-    """Data messages whose change/column masks are longer or shorter than the column count."""
+    """The corpus's data messages (their tables' metadata among the good messages, so masks are read
+    against a real column count), each with its change or column mask replaced, and the outcome each
+    must have. A table version qualifies for a message only if it has every ordinal its masks set,
+    so a mask with a bit past the last column waits for metadata of a wider version
+    (missing_metadata, retried when that arrives); longer masks without such a bit (leading zeros),
+    shorter ones (fewer hex digits than the columns need, where a table has more than four), no bit
+    and empty are read against the table; text that is not hex, or more digits than
+    max_mask_hex_digits, is an invalid envelope."""
     cases = []
-    for text in qlik_corpus():
+    for text in named_corpus()[0]:
         doc = json.loads(text)
-        headers = (doc.get("message") or {}).get("headers")
+        headers = doc["message"].get("headers")
         if not isinstance(headers, dict) or "changeMask" not in headers:
             continue
+        columns = len(doc["message"]["data"])
+        digits = (columns + 3) // 4  # what the table's columns need
+        every = f"{(1 << columns) - 1:0{digits}X}"
+        masks = {
+            "0000" + every: ("longer, leading zeros", MATCHED),
+            "F" * (digits - 1): ("shorter" if digits > 1 else "empty", MATCHED),
+            "0": ("no bit", MATCHED),
+            "1" + "0" * digits: ("longer, a bit past the last column", "missing_metadata"),
+            "F" * (digits + 4): ("longer, every bit set", "missing_metadata"),
+            "zz": ("not hex", "invalid_envelope"),
+            "7" * 5000: ("over max_mask_hex_digits", "invalid_envelope"),
+        }
         for field in ("changeMask", "columnMask"):
-            for mask in ("", "0", "FFFFFFFFFFFFFFFFFFFFFFFF", "zz", "7" * 5000):
+            for mask, (what, expect) in masks.items():
                 headers_copy = {**headers, field: mask}
                 mutated = {**doc, "message": {**doc["message"], "headers": headers_copy}}
-                cases.append(Case(json.dumps(mutated).encode(), None, f"{field}={mask[:12]!r}"))
+                label = f"mask {field}={mask[:12]!r} ({what}; {columns} columns)"
+                cases.append(Case(json.dumps(mutated).encode(), None, label, expect))
     return cases
 
 
@@ -238,14 +262,10 @@ def test_hostile_messages_are_quarantined_and_good_ones_still_apply(
     # comparisons below would compare quarantined records and empty tables (the state of this test
     # until 2026-11-27 for YDB, CockroachDB and the DSQL target), and most mutations of those
     # formats' messages would have stopped at the key or sequence check.
-    # The Qlik corpus's three data messages of other tables have no metadata message in it (as in
-    # test_qlik_replicate.py).
-    expected_quarantine = {"qlik_replicate": Counter({"missing_metadata": 3})}
     for fmt, rows in reference.items():
         statuses = Counter((r["record_status"], r["reason_code"]) for r in rows)
-        quarantined = Counter({code: n for (status, code), n in statuses.items() if status == "quarantined"})
         assert statuses[("change", None)], (fmt, statuses)
-        assert quarantined == expected_quarantine.get(fmt, Counter()), (fmt, statuses)
+        assert not any(status == "quarantined" for status, _ in statuses), (fmt, statuses)
     applied = {t: count(project, schema, t) for t in TARGETS}
     assert all(applied.values()), applied
 
@@ -267,6 +287,7 @@ def test_hostile_messages_are_quarantined_and_good_ones_still_apply(
         assert sorted(got, key=key) == sorted(rows, key=key), t
 
     outcomes: Counter[tuple[str, str]] = Counter()
+    masks: Counter[str] = Counter()  # the Qlik mask cases' outcomes
     for fmt in FORMATS:
         quarantined = {
             int(r["o"]): r["reason_code"]
@@ -295,12 +316,21 @@ def test_hostile_messages_are_quarantined_and_good_ones_still_apply(
                 assert quarantined.get(offset) != "payload_too_large", (fmt, case.mutation)
             elif not case.is_json_object_text:
                 assert offset in quarantined, (fmt, case.mutation, case.value and case.value[:200])
+            elif case.expect is not None:
+                got = quarantined.get(offset)
+                if case.expect == MATCHED:
+                    assert got not in ("missing_metadata", "invalid_envelope"), (fmt, case.mutation, got)
+                else:
+                    assert got == case.expect, (fmt, case.mutation, got)
+                masks[got or ("skipped" if offset in skipped else "staged")] += 1
             outcome = quarantined.get(offset) or (
                 f"skipped:{skipped[offset]}" if offset in skipped else "staged"
             )
             outcomes[(fmt, outcome)] += 1
     total = sum(len(c) for c in cases.values())
-    print(f"\nfuzz: {total} hostile messages, outcomes: {sorted(outcomes.items())}")
+    print(f"\nfuzz: {total} hostile messages, outcomes: {sorted(outcomes.items())}; Qlik masks: {masks}")
+    # Masks of other lengths than the column count, read against the table, stage as changes.
+    assert masks["staged"], masks
     per_format = ", ".join(f"{fmt} {len(c)}" for fmt, c in sorted(cases.items()))
     record_property(
         "reliability",
