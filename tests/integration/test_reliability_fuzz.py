@@ -1,23 +1,23 @@
 """Hostile input: mutated messages of every format never stop a run, never vanish, and never
 disturb the good records landed with them.
 
-Valid messages of each format (from the conformance corpora) are mutated two ways (fuzz_messages.py):
-systematically, on each format's first two messages (every field dropped, and set to a value of
-every JSON type and to edge numbers), and at random over all of them (hypothesis: truncation,
-garbage, invalid UTF-8, deep nesting, a value exactly max_payload_bytes long and one byte longer,
-extra fields, replaced keys, two messages in one value), plus format-specific damage: DSQL chunks
-with a wrong CRC32C, fragment indexes out of range and conflicting duplicate fragments; Qlik change
-and column masks longer and shorter than their table's column count, each with the outcome it must
-have (qlik_mask_cases). The good messages and the hostile ones land in the
-same raw tables and batch (good in Kafka partition 0, hostile in partition 1) and one `dbt build`
-runs (the package's models, four targets and their contract tests).
+Valid messages of each format (from the conformance corpora) are mutated two ways
+(fuzz_messages.py): systematically, on each format's first two messages (every field dropped, and
+set to a value of every JSON type and to edge numbers), and at random over all of them (hypothesis:
+truncation, garbage, invalid UTF-8, deep nesting, a value exactly max_payload_bytes long and one
+byte longer, extra fields, replaced keys, two messages in one value), plus format-specific damage:
+DSQL chunks with a wrong CRC32C, fragment indexes out of range and conflicting duplicate fragments;
+Qlik change and column masks longer and shorter than their table's column count, each with the
+outcome it must have (qlik_mask_cases). The good messages and the hostile ones land in the same raw
+tables and batch (good in Kafka partition 0, hostile in partition 1) and one `dbt build` runs (the
+package's models, four targets and their contract tests).
 
 Invariants: the build succeeds, data-contract tests included; the accounting ledger gives every
 landed record exactly one outcome; every record that is not UTF-8 JSON object text is quarantined
 with a reason code, and every record over max_payload_bytes as payload_too_large; every good record
 is staged exactly as in a build of the good records alone, and the Debezium and DSQL targets (whose
-hostile copies name another table) equal that build's. That build must stage changes in every format,
-quarantine none of the good records, and leave every target non-empty.
+hostile copies name another table) equal that build's. That build must stage changes in every
+format, quarantine none of the good records, and leave every target non-empty.
 
 Size: SPARK_CDC_FUZZ_CASES random cases per format (default 40; `make test-long` sets 400).
 """
