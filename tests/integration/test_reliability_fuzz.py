@@ -125,8 +125,8 @@ def dsql_chunk_cases() -> list[Case]:
     return cases
 
 
-def qlik_mask_cases() -> list[Case]:
-    """The corpus's data messages (their tables' metadata among the good messages, so masks are read
+def qlik_mask_cases(messages: list[RawMessage]) -> list[Case]:
+    """The good data messages (their tables' metadata among the good messages, so masks are read
     against a real column count), each with its change or column mask replaced, and the outcome each
     must have. A table version qualifies for a message only if it has every ordinal its masks set,
     so a mask with a bit past the last column waits for metadata of a wider version
@@ -135,8 +135,10 @@ def qlik_mask_cases() -> list[Case]:
     and empty are read against the table; text that is not hex, or more digits than
     max_mask_hex_digits, is an invalid envelope."""
     cases = []
-    for text in named_corpus()[0]:
-        doc = json.loads(text)
+    for message in messages:
+        if not message.value:
+            continue
+        doc = json.loads(message.value)
         headers = doc["message"].get("headers")
         if not isinstance(headers, dict) or "changeMask" not in headers:
             continue
@@ -172,7 +174,7 @@ def hostile_cases(good: dict[str, list[RawMessage]]) -> dict[str, list[Case]]:
         drawn = draw_random(bases)
         cases[fmt] = found + drawn
     cases["aurora_dsql"] += dsql_chunk_cases()
-    cases["qlik_replicate"] += qlik_mask_cases()
+    cases["qlik_replicate"] += qlik_mask_cases(good["qlik_replicate"])
     return cases
 
 
@@ -305,6 +307,10 @@ def test_hostile_messages_are_quarantined_and_good_ones_still_apply(
         }
         assert all(quarantined.values()), fmt  # every quarantined record has a reason
         for offset, case in enumerate(cases[fmt]):
+            outcome = quarantined.get(offset) or (
+                f"skipped:{skipped[offset]}" if offset in skipped else "staged"
+            )
+            outcomes[(fmt, outcome)] += 1
             if not case.value and fmt in TOMBSTONE_FORMATS:
                 # An empty value is a Kafka tombstone where the format has them: counted, skipped.
                 assert skipped.get(offset) == "tombstone", (fmt, case.mutation)
@@ -322,11 +328,7 @@ def test_hostile_messages_are_quarantined_and_good_ones_still_apply(
                     assert got not in ("missing_metadata", "invalid_envelope"), (fmt, case.mutation, got)
                 else:
                     assert got == case.expect, (fmt, case.mutation, got)
-                masks[got or ("skipped" if offset in skipped else "staged")] += 1
-            outcome = quarantined.get(offset) or (
-                f"skipped:{skipped[offset]}" if offset in skipped else "staged"
-            )
-            outcomes[(fmt, outcome)] += 1
+                masks[outcome] += 1
     total = sum(len(c) for c in cases.values())
     print(f"\nfuzz: {total} hostile messages, outcomes: {sorted(outcomes.items())}; Qlik masks: {masks}")
     # Masks of other lengths than the column count, read against the table, stage as changes.
