@@ -24,6 +24,7 @@
   {{ return(props) }}
 {%- endmacro %}
 
+{#- The physical version table <target>__cdc_v<version> of a versioned (rewrite-storage) target. -#}
 {% macro _cdc_version_relation(target_relation, version) -%}
   {{ return(api.Relation.create(database=target_relation.database, schema=target_relation.schema,
                                 identifier=target_relation.identifier ~ '__cdc_v' ~ version, type='table')) }}

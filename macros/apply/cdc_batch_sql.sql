@@ -77,6 +77,9 @@ from ({{ conflicts }}) as c
   {%- endif %}
 {%- endmacro %}
 
+{#- Select-list of cdc_batch_sql: the canonical change columns renamed to the apply engine's internal
+    names (_k, _seq, _ord, _arrival, ...), with raise_error guards that refuse key_only changes and
+    changes without key or sequence. -#}
 {% macro _cdc_batch_columns(source_table, seq_expr='seq') %}
   key as _k,
   {{ seq_expr }} as _seq,
@@ -94,11 +97,13 @@ from ({{ conflicts }}) as c
   after as _after,
   before as _before,
   present_columns as _present,
-  type_hints as _hints,
+  {{ spark_cdc._cdc_with_configured_hints('type_hints', 'source_table') }} as _hints,
   commit_ts as _commit_ts,
   cdc_loaded_at as _loaded_at
 {%- endmacro %}
 
+{#- WHERE clause of cdc_batch_sql: the operations a target applies (truncates only when applied) and the
+    configured cdc_format and source_table. -#}
 {% macro _cdc_batch_filter(source_table, cdc_format, apply_truncates=true) -%}
 op in ('insert', 'update', 'upsert', 'snapshot', 'delete', {% if apply_truncates %}'truncate', {% endif %}'key_only')
   {%- if cdc_format %}
@@ -137,14 +142,20 @@ where row_kind = 'conflict'
   {{ return(conflicts_sql if found[0][0] > 0 else none) }}
 {%- endmacro %}
 
+{#- The error message for a key_only change (CockroachDB envelope=key_only) reaching a target: names the
+    model, the source table and the fix. -#}
 {% macro _key_only_error(source_table) -%}
   {{- return("spark_cdc: model '" ~ model['name'] ~ "' received key_only changes" ~ (" for source table '" ~ source_table ~ "'" if source_table else "") ~ ": a CockroachDB changefeed with envelope=key_only carries keys but no column values, so no target can be built from it. Fix: recreate the changefeed with envelope=wrapped (or bare/row) for the tables this model reads, or set this model's source_table to a table whose feed carries values.") -}}
 {%- endmacro %}
 
+{#- The error message for a change without a key (other than a truncate) in a target's input: names the
+    model, the source table and the fix. -#}
 {% macro _null_key_error(source_table) -%}
   {{- return("spark_cdc: model '" ~ model['name'] ~ "' selected a change with a null key" ~ (" for source table '" ~ source_table ~ "'" if source_table else "") ~ ". A change without a key cannot be applied, and dropping it would lose it silently; nothing was written. cdc_changes never has one (staging quarantines them as missing_key), so the model's own SQL produced it. Fix: correct the model's key expression, or filter such rows out explicitly in the model (where key is not null or op = 'truncate').") -}}
 {%- endmacro %}
 
+{#- The error message for a change without a seq in a target's input: names the model, the source table
+    and the fix. -#}
 {% macro _null_sequence_error(source_table) -%}
   {{- return("spark_cdc: model '" ~ model['name'] ~ "' selected a change with a null seq" ~ (" for source table '" ~ source_table ~ "'" if source_table else "") ~ ". A change without a sequence cannot be ordered, and dropping it would lose it silently; nothing was written. cdc_changes never has one (staging quarantines them as missing_sequence), so the model's own SQL produced it. Fix: keep cdc_changes.seq (or build a struct<s1,s2,s3: decimal(38,0)> that orders the table's changes) in the model, or filter such rows out explicitly.") -}}
 {%- endmacro %}
@@ -181,6 +192,8 @@ Fix: use an integer, decimal(p,0), date or timestamp column (cast it in the mode
   {{ return("named_struct('s1', " ~ parts[0] ~ ", 's2', " ~ parts[1] ~ ", 's3', " ~ parts[2] ~ ")") }}
 {%- endmacro %}
 
+{#- The error message for two different changes of one key with the same sequence_by value in one run:
+    names the model, the columns and the fix. -#}
 {% macro _sequence_by_tie_error(source_table, sequence_by) -%}
   {{- return("spark_cdc: model '" ~ model['name'] ~ "' has two different changes of one key with the same sequence_by value (" ~ (sequence_by | join(', ')) ~ ")" ~ (" for source table '" ~ source_table ~ "'" if source_table else "") ~ ": they cannot be ordered, and applying either would silently drop the other; nothing was written. Fix: add a column to sequence_by that tells a key's changes apart (e.g. a commit sequence or event id), or remove sequence_by to order by the canonical seq (where such pairs are quarantined as sequence_conflict).") -}}
 {%- endmacro %}

@@ -32,5 +32,5 @@ full outer join (select _cdc_key from {{ touched_relation }}) as o
 {#- The physical columns of an SCD1 state (version or MERGE state) table, in order. -#}
 {% macro _cdc_scd1_state_columns(columns) -%}
   {{ return(['_cdc_key'] + (columns | map(attribute='name') | list)
-            + ['_cdc_op', '_cdc_seq', '_cdc_ord', '_cdc_commit_ts', '_cdc_applied_at', '_cdc_deleted']) }}
+            + ['_cdc_op', '_cdc_seq', '_cdc_ord', '_cdc_commit_ts', '_cdc_applied_at', '_cdc_deleted', '_cdc_col_ords']) }}
 {%- endmacro %}

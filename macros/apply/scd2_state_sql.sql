@@ -167,7 +167,7 @@ kept as (
 imaged as (
   select
     k.*,
-    {{ spark_cdc.json_text_map("case when _op = 'delete' then _before when _op != 'truncate' then _after end") }} as _img,
+    {{ spark_cdc._cdc_image_members("case when _op = 'delete' then _before when _op != 'truncate' then _after end") }} as _img,
     lag(_op) over (partition by _k order by _ord, _arrival) as _prev_op,
     {#- A life of the key ends with a delete or truncate; values carry forward only within one life. #}
     coalesce(sum(case when _op in ('delete', 'truncate') then 1 else 0 end)
@@ -204,7 +204,8 @@ decoded as (
   select
     _k, _seq, _ord, _arrival, _op, _after, _before, _present, _hints, _commit_ts, _prev_op
     {%- for c in value_columns %},
-    {{ spark_cdc.decode_value(q(c.name ~ '__img') ~ '.v', c.data_type, q(c.name ~ '__img') ~ '.h', cdc_format) }} as {{ q(c.name) }}
+    {%- set member = q(c.name ~ '__img') %}
+    {{ spark_cdc.decode_value(spark_cdc._cdc_member_text(member ~ '.v', member ~ '.h', cdc_format, c.data_type), c.data_type, member ~ '.h', cdc_format) }} as {{ q(c.name) }}
     {%- endfor %}
   from carried
 ),
@@ -322,6 +323,8 @@ having count(*) > 0
     '_after', _after, '_before', _before, '_present', _present, '_hints', _hints, '_commit_ts', _commit_ts)
 {%- endmacro %}
 
+{#- The Spark struct type of one change kept inside a cdc_scd2 version (_cdc_changes elements):
+    sequence, order, arrival, op, images, present columns and type hints. -#}
 {% macro _scd2_change_type() -%}
   {%- set seq_type = 'struct<s1: decimal(38,0), s2: decimal(38,0), s3: decimal(38,0)>' -%}
   struct<_seq: {{ seq_type }}, _ord: {{ seq_type }}, _arrival: decimal(38,0), _op: string, _after: string, _before: string, _present: array<string>, _hints: map<string,string>, _commit_ts: timestamp>

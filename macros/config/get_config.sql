@@ -30,7 +30,7 @@
     {%- do checks.append(('contracts.', user['contracts'], defaults['contracts'].keys() | list)) -%}
   {%- endif -%}
   {%- for table, options in (user.get('tables') or {}).items() if options is mapping -%}
-    {%- do checks.append(('tables.' ~ table ~ '.', options, ['primary_key', 'ydb_column_types'])) -%}
+    {%- do checks.append(('tables.' ~ table ~ '.', options, ['primary_key', 'column_types', 'ydb_column_types'])) -%}
   {%- endfor -%}
   {%- for prefix, given, known in checks -%}
     {%- for key in given.keys() if key not in known -%}
@@ -43,6 +43,8 @@ Fix: correct the name under vars: spark_cdc: in dbt_project.yml (README, Configu
   {%- endfor -%}
 {%- endmacro %}
 
+{#- The documented defaults of var('spark_cdc') (README, Configuration), merged under the user's value
+    by get_config. -#}
 {% macro _default_config() -%}
   {%- set raw_defaults = {
       'enabled': false,
@@ -99,6 +101,7 @@ Fix: correct the name under vars: spark_cdc: in dbt_project.yml (README, Configu
   }) }}
 {%- endmacro %}
 
+{#- Recursive merge of two mappings: values of override win, nested mappings are merged key by key. -#}
 {% macro _deep_merge(base, override) -%}
   {%- set merged = {} -%}
   {%- do merged.update(base) -%}

@@ -71,6 +71,8 @@
   {{ return('') }}
 {%- endmacro %}
 
+{#- One line of the run summary: name, kind, changes, rows, then the source table's quarantined records
+    by reason, pending chunks and lag (p50 / max), '-' where there is nothing. -#}
 {% macro _run_summary_line(name, kind, changes, rows, found, width=28) -%}
   {%- set quarantined = [] -%}
   {%- for reason, n in (found.get('quarantined') or {}).items() -%}
@@ -81,10 +83,12 @@
   {{ return(spark_cdc._run_summary_columns(name, kind, changes, rows, quarantined | join(', ') or '-', found.get('pending', '-'), lag_text, width)) }}
 {%- endmacro %}
 
+{#- The run summary's fixed-width columns. -#}
 {% macro _run_summary_columns(name, kind, changes, rows, quarantined, pending, lag, width=28) -%}
   {{ return('  ' ~ (name | string).ljust(width) ~ ' ' ~ (kind | string).ljust(5) ~ (changes | string).rjust(9) ~ (rows | string).rjust(10) ~ '  ' ~ (quarantined | string).ljust(30) ~ (pending | string).rjust(8) ~ '  ' ~ lag) }}
 {%- endmacro %}
 
+{#- A lag in milliseconds for people: ms, s, min, h or d with one decimal. -#}
 {% macro _run_summary_ms(ms) -%}
   {%- set ms = ms | float -%}
   {%- if ms < 1000 -%}{{ return((ms | int) ~ ' ms') }}

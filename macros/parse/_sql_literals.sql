@@ -12,6 +12,7 @@
        then timestamp_millis(try_cast({{ expr }} as bigint)) end
 {%- endmacro %}
 
+{#- SQL: epoch microseconds as a timestamp, or null outside the years 1-9999 (never raises). -#}
 {% macro _epoch_us_to_timestamp(expr) -%}
   case when try_cast({{ expr }} as bigint) between -62135596800000000 and 253402300799999999
        then timestamp_micros(try_cast({{ expr }} as bigint)) end

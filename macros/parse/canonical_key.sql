@@ -25,6 +25,14 @@
   end
 {%- endmacro %}
 
+{#- SQL expression: the canonical key of a change's before image when it names another key than
+    the change (`key_expr`): a primary-key update, which the canonical stream carries as a delete of
+    that key at the change's seq (spark_cdc.union_staged). Null when the image is absent, lacks a
+    key column or names the same key. `before_map_expr` is the image as map<string, string>. -#}
+{% macro _before_key(pk_columns_expr, before_map_expr, key_expr) -%}
+  nullif({{ spark_cdc.canonical_key(pk_columns_expr, 'transform(' ~ pk_columns_expr ~ ', c -> try_element_at(' ~ before_map_expr ~ ', c))') }}, {{ key_expr }})
+{%- endmacro %}
+
 {#- Reading key columns out of an image without building a map of every column. The primary-key
     columns of configured tables are known when the model compiles, so an image is parsed with a
     struct of just those columns (Spark's JSON reader skips the other fields), and a key column is a

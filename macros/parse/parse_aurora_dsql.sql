@@ -94,6 +94,7 @@ struct<type: string, op: string, before: string, after: string,
     {#- A buffered fragment carries its chunk_id in `key`, its index in seq.s1 and its text in
         `after`; a buffered chunked record carries its chunk references in `type_hints`. -#}
     case when d.reason_code = 'fragment_buffered' then d.j.chunk_id else d.canonical_key end as key,
+    case when d.reason_code is null then d.before_key end as before_key,
     case when d.reason_code = 'fragment_buffered' then d.j.data else d.after_text end as after,
     case when d.reason_code = 'fragment_buffered' then null else d.before_text end as before,
     cast(null as array<string>) as present_columns,
@@ -143,6 +144,10 @@ struct<type: string, op: string, before: string, after: string,
     s.*,
     s.reason.code as reason_code,
     s.reason.detail as reason_detail,
+    {#- DSQL sends no before image for inserts and updates today; should one name another key, the
+        primary key changed. #}
+    case when s.op_raw != 'd' and s.before_map is not null
+         then {{ spark_cdc._before_key('s.pk_columns', 's.before_map', 's.canonical_key') }} end as before_key,
     case when s.reason.code in ('fragment_buffered', 'chunked_buffered') then 'skipped'
          when s.reason.code is not null then 'quarantined'
          else 'change' end as record_status
@@ -432,6 +437,7 @@ select
   c.canonical_op as op,
   c.op_raw,
   c.canonical_key as key,
+  case when c.reason_code is null then c.before_key end as before_key,
   c.after_text as after,
   c.before_text as before,
   cast(null as array<string>) as present_columns,
@@ -459,6 +465,7 @@ select
   cast(null as string) as op,
   cast(null as string) as op_raw,
   cast(null as string) as key,
+  cast(null as string) as before_key,
   cast(null as string) as after,
   cast(null as string) as before,
   cast(null as array<string>) as present_columns,

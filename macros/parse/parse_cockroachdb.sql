@@ -86,6 +86,8 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
       {%- if wrapped %}
       filter(map_keys(f.top), k -> k not in ({% for k in known_fields %}{{ s(k) }}{{ ', ' if not loop.last }}{% endfor %})) as unknown_fields,
       try_variant_get(f.w.source, '$', {{ s(source_type) }}) as src,
+      f.w.after as after_members,
+      f.w.before as before_members,
       {#- after_map and before_map come from the subquery below. An image is an object exactly
           when its string map is not null (every JSON value casts to a string), so that one read
           serves both: a second read as map<string, variant> to tell objects apart cost about
@@ -107,10 +109,13 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
       cast(array() as array<string>) as unknown_fields,
       cast(null as {{ source_type }}) as src,
       map_filter(f.top_text, (k, v) -> k not in ({% for k in excluded_row_fields %}{{ s(k) }}{{ ', ' if not loop.last }}{% endfor %})) as after_map,
+      map_filter(f.top, (k, v) -> k not in ({% for k in excluded_row_fields %}{{ s(k) }}{{ ', ' if not loop.last }}{% endfor %})) as after_members,
       {%- if opts['previous_row_column'] %}
       try_variant_get(try_element_at(f.top, {{ s(opts['previous_row_column']) }}), '$', 'map<string, string>') as before_map,
+      try_element_at(f.top, {{ s(opts['previous_row_column']) }}) as before_members,
       {%- else %}
       cast(null as map<string, string>) as before_map,
+      cast(null as variant) as before_members,
       {%- endif %}
       case when f.top is not null then 'object' end as after_kind,
       'missing' as before_kind,
@@ -236,10 +241,12 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
     case when z.reason_code is null then z.op_mapped end as op,
     z.op_raw,
     case when z.reason_code is null then z.canonical_key end as key,
-    {#- Image values are written as JSON strings (exact decimal text, nested JSON as text): Spark's
-        JSON reader rounds non-integral numbers to double when it reads them as text. #}
-    case when z.op_mapped not in ('delete', 'key_only') then to_json(z.after_map) end as after,
-    to_json(z.before_map) as before,
+    case when z.reason_code is null and z.op_mapped in ('update', 'upsert') and z.before_map is not null
+         then {{ spark_cdc._before_key('array_sort(z.pk_names)', 'z.before_map', 'z.canonical_key') }} end as before_key,
+    {#- Images as the message carries them, through VARIANT (exact decimals; a JSONB column's JSON
+        string stays a string, unlike Spark's JSON-to-text reader). #}
+    case when z.op_mapped not in ('delete', 'key_only') then to_json(z.after_members) end as after,
+    case when z.before_map is not null then to_json(z.before_members) end as before,
     case when z.op_mapped not in ('delete', 'key_only') then array_sort(map_keys(z.after_map)) end as present_columns,
     case when z.op_mapped = 'update' and z.after_map is not null and z.before_map is not null
          then array_sort(filter(array_union(map_keys(z.after_map), map_keys(z.before_map)),

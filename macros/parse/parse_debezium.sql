@@ -121,6 +121,8 @@ struct<`schema`: {{ schema_type }}, payload: struct<{{ envelope_fields }}>, {{ e
                   when 'r' then 'snapshot' when 't' then 'truncate' end as op,
     d.op_raw,
     d.canonical_key as key,
+    case when d.op_raw = 'u' and d.e.before is not null
+         then {{ spark_cdc._before_key('d.pk_columns', "from_json(d.e.before, 'map<string, string>')", 'd.canonical_key') }} end as before_key,
     d.e.after as after,
     d.e.before as before,
     case

@@ -240,6 +240,9 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
     end as op,
     case when q.message_type = 'MD' then 'MD' else substr(q.m.headers.operation, 1, 40) end as op_raw,
     q.canonical_key as key,
+    {#- An UPDATE whose beforeData names another key changed the primary key. #}
+    case when q.message_type = 'DT' and q.operation = 'UPDATE' and q.before_data_map is not null
+         then {{ spark_cdc._before_key('q.pk_columns', 'q.before_data_map', 'q.canonical_key') }} end as before_key,
     case
       when q.message_type = 'MD' and q.reason_code = 'metadata' then to_json(named_struct(
         'table_version', try_cast(q.m.lineage.tableVersion as bigint),

@@ -16,21 +16,29 @@
     {%- if pk -%}array({% for c in pk_sorted %}{{ spark_cdc._sql_string(c) }}{{ ', ' if not loop.last }}{% endfor %})
     {%- else -%}cast(null as array<string>){%- endif -%}
   {%- endset -%}
-  {#- JSON mode: `key` is positional in the table's declared key order; values in sorted-name order. -#}
+  {#- JSON mode: `key` is positional in the table's declared key order; values in sorted-name order,
+      as text (the canonical key) and as the JSON values they are (the images). -#}
   {%- set json_key_values -%}
-    {%- if pk -%}array({% for c in pk_sorted %}try_element_at(k.j.key, {{ pk.index(c) + 1 }}){{ ', ' if not loop.last }}{% endfor %})
+    {%- if pk -%}array({% for c in pk_sorted %}variant_get(try_element_at(k.j.key, {{ pk.index(c) + 1 }}), '$', 'string'){{ ', ' if not loop.last }}{% endfor %})
     {%- else -%}cast(null as array<string>){%- endif -%}
+  {%- endset -%}
+  {%- set json_key_members -%}
+    {%- if pk -%}array({% for c in pk_sorted %}try_element_at(k.j.key, {{ pk.index(c) + 1 }}){{ ', ' if not loop.last }}{% endfor %})
+    {%- else -%}cast(null as array<variant>){%- endif -%}
   {%- endset -%}
   {%- set type_hints -%}
     {%- if settings.column_types -%}
     map({% for c, t in settings.column_types.items() | sort %}{{ spark_cdc._sql_string(c) }}, {{ spark_cdc._sql_string(tojson({'type': t | string})) }}{{ ', ' if not loop.last }}{% endfor %})
     {%- else -%}cast(null as map<string, string>){%- endif -%}
   {%- endset -%}
-  {#- Scalars are read as strings (numbers keep their spelling, objects become JSON text), so a
-      number sent as text or the reverse never makes the envelope corrupt. `ts`/`resolved` are
-      [step, txId] arrays; Debezium-compatible records wrap everything in `payload`. -#}
+  {#- Envelope scalars are read as strings (numbers keep their spelling), so a number sent as text or
+      the reverse never makes the envelope corrupt. Key components and image values are read as
+      VARIANT: each keeps its JSON type (a Json column's string value stays a string) and every
+      digit. `ts`/`resolved` are [step, txId] arrays; Debezium-compatible records wrap everything in
+      `payload`. -#}
+  {%- set image = 'map<string, variant>' -%}
   {%- set message_schema -%}
-struct<key: array<string>, `update`: map<string, string>, `reset`: map<string, string>, erase: map<string, string>, newImage: map<string, string>, oldImage: map<string, string>, ts: array<string>, resolved: array<string>, payload: struct<op: string, before: map<string, string>, after: map<string, string>, source: struct<connector: string, version: string, ts_ms: string, step: string, txId: string, snapshot: string>>, _corrupt: string>
+struct<key: array<variant>, `update`: {{ image }}, `reset`: {{ image }}, erase: {{ image }}, newImage: {{ image }}, oldImage: {{ image }}, ts: array<string>, resolved: array<string>, payload: struct<op: string, before: {{ image }}, after: {{ image }}, source: struct<connector: string, version: string, ts_ms: string, step: string, txId: string, snapshot: string>>, _corrupt: string>
   {%- endset %}
   ydb_parsed as (
     select
@@ -76,8 +84,9 @@ struct<key: array<string>, `update`: map<string, string>, `reset`: map<string, s
         case when k.is_debezium
              then {{ spark_cdc.key_values(
                     ('' ~ pk_sorted_arr if pk else 'array_sort(map_keys(' ~ key_map ~ '))'),
-                    'coalesce(k.j.payload.after, k.j.payload.before)', key_map) }}
-             else {{ json_key_values }} end as pk_values
+                    "transform_values(coalesce(k.j.payload.after, k.j.payload.before), (c, v) -> variant_get(v, '$', 'string'))", key_map) }}
+             else {{ json_key_values }} end as pk_values,
+        case when not k.is_debezium then {{ json_key_members }} end as pk_members
       from ydb_mode as k
     ) as m
   ),
@@ -85,7 +94,12 @@ struct<key: array<string>, `update`: map<string, string>, `reset`: map<string, s
   ydb_images as (
     select
       k.*,
-      case when k.canonical_key is not null then map_from_arrays(k.pk_columns, k.pk_values) end as key_map,
+      {#- The key columns as image members: JSON mode's key components, else the image's own
+          members (the message key's values, as strings, where the image lacks them). -#}
+      case when k.canonical_key is null then null
+           when k.is_debezium then map_from_arrays(k.pk_columns, transform(k.pk_columns, (c, i) ->
+             coalesce(try_element_at(coalesce(k.j.payload.after, k.j.payload.before), c), cast(element_at(k.pk_values, i + 1) as variant))))
+           else map_from_arrays(k.pk_columns, k.pk_members) end as key_map,
       {#- The image that becomes `after`: JSON newImage (full), reset (full) or update (the written
           columns); Debezium after. Key columns are left out and merged back from the key. -#}
       case when k.is_debezium then k.j.payload.after
@@ -134,17 +148,20 @@ struct<key: array<string>, `update`: map<string, string>, `reset`: map<string, s
     end as op,
     d.op_raw,
     d.canonical_key as key,
+    {#- An old image carries no key columns (they are the record's key): YDB cannot change a key in
+        one record. #}
+    cast(null as string) as before_key,
     case when d.reason_code is null and d.op_raw not in ('erase', 'd') then to_json(map_concat(
       d.key_map,
-      map_filter(coalesce(d.new_image, map()), (col, v) -> not array_contains(d.pk_columns, col))))
+      map_filter(coalesce(d.new_image, cast(map() as map<string, variant>)), (col, v) -> not array_contains(d.pk_columns, col))))
     end as after,
     case when d.reason_code is null and (d.old_image is not null or d.op_raw in ('erase', 'd')) then to_json(map_concat(
       d.key_map,
-      map_filter(coalesce(d.old_image, map()), (col, v) -> not array_contains(d.pk_columns, col))))
+      map_filter(coalesce(d.old_image, cast(map() as map<string, variant>)), (col, v) -> not array_contains(d.pk_columns, col))))
     end as before,
     {#- UPDATES mode (and keys-only / old-image records) carry only some columns: those plus the key. -#}
     case when d.reason_code is null and d.op_raw not in ('erase', 'd') and not d.is_full_image
-         then array_sort(array_union(d.pk_columns, map_keys(coalesce(d.new_image, map()))))
+         then array_sort(array_union(d.pk_columns, map_keys(coalesce(d.new_image, cast(map() as map<string, variant>)))))
     end as present_columns,
     case when d.reason_code is null and not d.is_debezium and d.op_raw = 'update'
               and d.j.newImage is null and d.j.oldImage is null and size(d.j.`update`) > 0

@@ -153,6 +153,10 @@ Fix: set var('spark_cdc').formats.{{ format }}.order_column to a column that ord
   }) }}
 {%- endmacro %}
 
+{#- SQL expression: the landed value `expr`, or a marker and its text when it cannot be one JSON text
+    (invalid UTF-8; text after the first JSON value, which Spark's JSON functions silently ignore), so
+    every parser quarantines it as malformed_json and stage_changes names the cause. Empty values pass
+    unchanged (tombstones). The one place that uses Spark 4's is_valid_utf8 / make_valid_utf8. -#}
 {% macro _checked_raw_value(expr) -%}
   {%- set m = spark_cdc._raw_value_markers() -%}
   {%- set end = '#spark_cdc_end' -%}
@@ -174,10 +178,16 @@ Fix: set var('spark_cdc').formats.{{ format }}.order_column to a column that ord
   octet_length({{ expr }}) <= {{ spark_cdc.get_config()['max_payload_bytes'] | int }}
 {%- endmacro %}
 
+{#- SQL boolean: the value `expr` is over max_payload_bytes (reason code payload_too_large). The bound
+    is var spark_cdc max_payload_bytes, in bytes (octet_length, read from the string's header; length()
+    would walk the text). -#}
 {% macro _payload_too_large(expr) -%}
   octet_length({{ expr }}) > {{ spark_cdc.get_config()['max_payload_bytes'] | int }}
 {%- endmacro %}
 
+{#- SQL expression: the payload_too_large reason detail, `N bytes > max_payload_bytes M`. The bound is
+    var spark_cdc max_payload_bytes, in bytes (octet_length, read from the string's header; length()
+    would walk the text). -#}
 {% macro _payload_too_large_detail(expr) -%}
   concat(octet_length({{ expr }}), ' bytes > max_payload_bytes {{ spark_cdc.get_config()['max_payload_bytes'] | int }}')
 {%- endmacro %}

@@ -22,6 +22,7 @@ select
   op,
   op_raw,
   key,
+  case when record_status = 'change' then before_key end as before_key,
   after,
   before,
   present_columns,

@@ -1,4 +1,9 @@
-{#- Union of the enabled formats' staged rows with `record_status`, projecting `columns`. -#}
+{#- Union of the enabled formats' staged rows with `record_status`, projecting `columns`. A staged
+    change whose before image names another key (`before_key`: a primary-key update, such as a Qlik
+    UPDATE whose beforeData holds the old key) is two changes of the canonical stream, both at its
+    seq: the delete of the old key (the before image, no after image) and the change of the new one.
+    Every reader of staged changes (cdc_changes, cdc_sequence_conflicts) goes through here, so the
+    old key ends the same way in every format, whatever the arrival order. -#}
 {% macro union_staged(record_status, columns) -%}
   {{ return(adapter.dispatch('union_staged', 'spark_cdc')(record_status, columns)) }}
 {%- endmacro %}
@@ -23,8 +28,27 @@ left anti join {{ ref(retried_by[model_name]) }} as r
  and (s.raw_ref.order is not null or r.raw_value <=> s.raw_value)
     {%- endif %}
 where record_status = {{ spark_cdc._sql_string(record_status) }}
+    {%- if record_status == 'change' %}
+union all
+select {% for c in columns %}{{ spark_cdc._key_change_delete_column(c) }}{{ ', ' if not loop.last }}{% endfor %}
+from {{ relation }} as s
+where record_status = 'change' and before_key is not null
+    {%- endif %}
     {% if not loop.last %}union all{% endif %}
   {%- endfor %}
+{%- endmacro %}
+
+{#- One column of the delete a primary-key update implies (see union_staged). -#}
+{% macro _key_change_delete_column(column) -%}
+  {%- set derived = {
+      'op': "'delete'",
+      'key': 'before_key',
+      'before_key': 'cast(null as string)',
+      'after': 'cast(null as string)',
+      'present_columns': 'cast(null as array<string>)',
+      'changed_columns': 'cast(null as array<string>)',
+  } -%}
+  {%- if column in derived -%}{{ derived[column] }} as {{ column }}{%- else -%}{{ column }}{%- endif -%}
 {%- endmacro %}
 
 {#- The staging models whose rows a format contributes to the canonical stream (all shaped like

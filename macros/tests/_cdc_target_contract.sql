@@ -177,7 +177,7 @@ Fix: pass the test's argument changes= a model that selects the target's input w
   {%- set seq_expr = spark_cdc._cdc_target_contract_seq_expr(s, changes) -%}
   {%- set types = spark_cdc._cdc_target_contract_types(s, model, s['key_columns'], 'unique_key') %}
 _cdc_contract_changes as (
-  select key as _k, {{ seq_expr }} as _seq, {{ spark_cdc.change_order_key(seq_expr) }} as _ord, op as _op, type_hints as _hints
+  select key as _k, {{ seq_expr }} as _seq, {{ spark_cdc.change_order_key(seq_expr) }} as _ord, op as _op, {{ spark_cdc._cdc_with_configured_hints('type_hints', 'source_table') }} as _hints
   from {{ changes }}
   where {{ spark_cdc._cdc_batch_filter(s['source_table'], s['cdc_format'], s['truncate_handling'] == 'apply') }}
     and {{ spark_cdc._cdc_target_contract_consumed(model) }}

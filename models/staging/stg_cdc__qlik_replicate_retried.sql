@@ -9,6 +9,7 @@ select
   op,
   op_raw,
   key,
+  before_key,
   after,
   before,
   present_columns,

@@ -129,9 +129,9 @@ def test_diff_gives_insert_update_delete_and_changed_columns(project: DbtProject
     assert [c["op"] for c in rows] == ["insert", "insert", "insert", "update", "insert", "delete", "insert"]
     update = rows[3]
     assert update["changed_columns"] == ["b"]
-    assert json.loads(update["before"]) == {"a": "2", "b": "b"}
+    assert json.loads(update["before"]) == {"a": 2, "b": "b"}  # images keep JSON types
     delete = rows[5]
-    assert delete["after"] is None and json.loads(delete["before"]) == {"a": "1", "b": "a"}
+    assert delete["after"] is None and json.loads(delete["before"]) == {"a": 1, "b": "a"}
     assert delete["key"] == '{"a":"1"}'
 
 
@@ -144,7 +144,7 @@ def test_cdc_query_bare_rows_use_event_op_and_cdc_prev(project: DbtProject, sche
     assert [c["op_raw"] for c in rows][-1] == "delete"
     # The query's own op and cdc_prev columns are envelope, not row data.
     assert all(c["present_columns"] == ["a", "b"] for c in rows if c["op"] != "delete")
-    assert json.loads(rows[3]["before"]) == {"a": "2", "b": "b"}
+    assert json.loads(rows[3]["before"]) == {"a": 2, "b": "b"}
     assert rows[3]["changed_columns"] == ["b"]
 
 
@@ -485,7 +485,9 @@ def test_enriched_and_diff_doc_examples_stage_as_changes(project: DbtProject, sc
     assert [c["op_raw"] for c in rows] == [None, None, "c", "c", "c"]
     assert {c["source_table"] for c in rows} == {"products"}
     assert rows[0]["changed_columns"] == ["price"]
-    assert json.loads(rows[0]["after"])["price"] == "26.3"
+    assert json.loads(rows[0]["after"], parse_float=Decimal)["price"] == Decimal(
+        "26.3"
+    )  # a JSON number still
     assert rows[4]["key"] == '{"id":"58390d92-2472-43e1-86bc-1642395e8dad"}'
     emitted = project.rows(
         f"select cast(emitted_at as string) as t from `{schema}`.cdc_changes where op_raw = 'c'"

@@ -21,8 +21,9 @@ from dbt_spark_cdc.testing import DbtProject, read_jsonl_messages
 pytestmark = pytest.mark.integration
 
 CORPUS = Path(__file__).resolve().parents[2] / "integration_tests" / "data" / "debezium_postgres" / "flink"
-# Physical columns: _cdc_key, id, name, weight, then 6 (SCD1) or 11 (SCD2) bookkeeping columns.
-SCD1_STATE_COLUMNS = 10
+# Physical columns: _cdc_key, id, name, weight, then 7 (SCD1, per-column orders included) or 11 (SCD2)
+# bookkeeping columns.
+SCD1_STATE_COLUMNS = 11
 SCD2_STATE_COLUMNS = 15
 
 

@@ -296,6 +296,49 @@ def test_refresh_then_changes_in_any_order_and_rerun_is_a_no_op(project: DbtProj
     assert salaries(project, schema)[0] == (14472, 52000, "1993-11-25", "1994-11-25")
 
 
+def test_primary_key_update_deletes_the_old_key_whatever_the_arrival_order(
+    project: DbtProject, schema: str
+) -> None:
+    """Hand-made. An UPDATE whose beforeData holds another key changed the primary key: the old key
+    is deleted at the update's sequence (SCD1: gone; SCD2: a deleted version closes it), even when the
+    update arrives in an earlier run than the old key's insert."""
+    md = corpus()[0]
+    raw = f"{schema}_raw"
+    old, new = row(30001, 100, "2001-01-01", None), row(30002, 100, "2001-01-01", None)
+    key_change = salary_change("UPDATE", 20, new, changed=[1], before=old)
+    land_messages(project.spark, raw, FMT, [md, key_change])
+    project.dbt(*BUILD)
+    assert salaries(project, schema) == [(30002, 100, "2001-01-01", "None")]
+    land_messages(
+        project.spark,
+        raw,
+        FMT,
+        [salary_change("INSERT", 10, old), salary_change("INSERT", 11, row(30003, 5, "2001-01-01", None))],
+    )
+    project.dbt(*BUILD)
+
+    assert salaries(project, schema) == [(30002, 100, "2001-01-01", "None"), (30003, 5, "2001-01-01", "None")]
+    history = project.rows(
+        f"select emp_no, _cdc_op, _cdc_is_deleted, _cdc_is_current, cast(_cdc_valid_from_seq.s1 % 100 as int) as seq"
+        f" from `{schema}`.salaries_history where emp_no in (30001, 30002) order by emp_no, _cdc_valid_from_seq"
+    )
+    assert [
+        (r["emp_no"], r["_cdc_op"], r["_cdc_is_deleted"], r["_cdc_is_current"], r["seq"]) for r in history
+    ] == [
+        (30001, "insert", False, False, 10),
+        (30001, "delete", True, True, 20),
+        (30002, "update", False, True, 20),
+    ]
+    deletes = project.rows(
+        f"select key, op_raw, before, after from `{schema}`.cdc_changes where op = 'delete'"
+    )
+    assert [(r["key"], r["op_raw"], r["after"]) for r in deletes] == [
+        ('{"emp_no":"30001","from_date":"2001-01-01"}', "UPDATE", None)
+    ]
+    assert json.loads(deletes[0]["before"])["emp_no"] == 30001
+    assert reasons(project, schema, "cdc_quarantine") == Counter()
+
+
 def test_masks_wider_than_64_columns(project: DbtProject, schema: str) -> None:
     names = [f"c{i:03d}" for i in range(1, 131)]  # 130 columns: masks of 33 hex digits and more
     columns = [QlikColumn(n, "INT4", 1 if n == "c001" else 0) for n in names]

@@ -1,5 +1,6 @@
-"""Every macro of the package is documented in a yml file under macros/ (public ones in macros.yml,
-private helpers in internal_macros.yml), and nothing else is.
+"""Every macro of the package is documented once: a public macro in a yml file under macros/ (what
+`dbt docs` shows; arguments as in its signature), a private helper (name starting with `_`) by the
+Jinja comment right above its definition, and nothing else is.
 Generic tests (`{% test name(...) %}` blocks) are macros named `test_<name>` to dbt and are
 documented under that name."""
 
@@ -28,8 +29,8 @@ MATERIALIZATION = re.compile(r"{%-?\s*materialization\s+([A-Za-z_][A-Za-z0-9_]*)
 
 
 def package_macros() -> set[str]:
-    """Every macro but the dispatch implementations (`default__x`, documented by `x`)."""
-    names = {name for name in macro_signatures() if "__" not in name.lstrip("_")}
+    """Every public macro but the dispatch implementations (`default__x`, documented by `x`)."""
+    names = {name for name in macro_signatures() if "__" not in name and not name.startswith("_")}
     for path in (ROOT / "macros").rglob("*.sql"):
         names |= {f"materialization_{m}_{a}" for m, a in MATERIALIZATION.findall(path.read_text())}
     return names
@@ -59,3 +60,14 @@ def test_documented_arguments_match_the_signatures() -> None:
         arguments = docs[name].get("arguments") or []
         assert isinstance(arguments, list)
         assert [a["name"] for a in arguments] == expected, name
+
+
+def test_every_private_macro_has_a_comment_above_it() -> None:
+    undocumented = []
+    for path in (ROOT / "macros").rglob("*.sql"):
+        text = path.read_text()
+        for match in MACRO.finditer(text):
+            name = match.group(2)
+            if name.startswith("_") and not text[: match.start()].rstrip().endswith("#}"):
+                undocumented.append(f"{path.relative_to(ROOT)}: {name}")
+    assert undocumented == [], "private macros without a {#- ... -#} comment right above them"

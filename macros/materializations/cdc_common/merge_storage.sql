@@ -7,6 +7,7 @@
   {{ return(['delta', 'iceberg', 'hudi']) }}
 {%- endmacro %}
 
+{#- The persistent state table <target>__cdc_state of a MERGE-storage (delta, iceberg, hudi) target. -#}
 {% macro _cdc_state_relation(target_relation) -%}
   {{ return(api.Relation.create(database=target_relation.database, schema=target_relation.schema,
                                 identifier=target_relation.identifier ~ '__cdc_state', type='table')) }}
@@ -54,12 +55,15 @@ Fix: run once with --full-refresh after changing file_format or partition_by (sw
 {%- endmacro %}
 
 {#- Columns declared after the state table was created are added (null for existing rows, as the
-    parquet path reads them); the state SQL then reads and writes them like the others. -#}
-{% macro _cdc_add_missing_columns(state_relation, columns) -%}
+    parquet path reads them), and so are hidden columns a newer version of the package keeps (a
+    table written before SCD1 kept per-column orders has no _cdc_col_ords: its rows read as written
+    wholly by their last change); the state SQL then reads and writes them like the others. -#}
+{% macro _cdc_add_missing_columns(state_relation, cfg) -%}
   {%- set existing = [] -%}
   {%- for col in adapter.get_columns_in_relation(state_relation) -%}{%- do existing.append(col.name | lower) -%}{%- endfor -%}
   {%- set missing = [] -%}
-  {%- for c in columns if c.name | lower not in existing -%}{%- do missing.append(c) -%}{%- endfor -%}
+  {%- for c in cfg['columns'] + spark_cdc._cdc_hidden_state_columns(cfg['materialization'])
+        if c.name | lower not in existing -%}{%- do missing.append(c) -%}{%- endfor -%}
   {%- if missing -%}
     {%- call statement('cdc_add_columns') -%}
       alter table {{ state_relation }} add columns ({% for c in missing %}{{ adapter.quote(c.name) }} {{ c.data_type }}{{ ', ' if not loop.last }}{% endfor %})
@@ -96,4 +100,13 @@ where (s._cdc_key = {{ spark_cdc._sql_string(spark_cdc._truncate_marker_key()) }
 {#- The other storage's physical tables, left by a --full-refresh that switched file_format. -#}
 {% macro _cdc_drop_state_table(target_relation) -%}
   {% do adapter.drop_relation(spark_cdc._cdc_state_relation(target_relation)) %}
+{%- endmacro %}
+
+{#- Hidden state columns that are not part of every layout version: added to persistent state
+    tables (MERGE, partitioned) that lack them. -#}
+{% macro _cdc_hidden_state_columns(materialization) -%}
+  {%- if materialization == 'cdc_scd1' -%}
+    {{ return([{'name': '_cdc_col_ords', 'data_type': 'map<string, ' ~ spark_cdc._cdc_order_type() ~ '>'}]) }}
+  {%- endif -%}
+  {{ return([]) }}
 {%- endmacro %}

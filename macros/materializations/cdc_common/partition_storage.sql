@@ -65,6 +65,8 @@
   {{ return(n | length) }}
 {%- endmacro %}
 
+{#- Comma-separated quoted partition columns of a partitioned target, optionally qualified with a table
+    alias. -#}
 {% macro _cdc_parts_cols(cfg, alias) -%}
   {%- for p in cfg['partition_by'] -%}{{ alias ~ '.' if alias }}{{ adapter.quote(p) }}{{ ', ' if not loop.last }}{%- endfor -%}
 {%- endmacro %}
@@ -141,6 +143,8 @@ url_decode(replace(regexp_replace({{ alias }}._metadata.file_path, '/[^/]*$', ''
   {%- endcall -%}
 {%- endmacro %}
 
+{#- Deletes the directories that a finished partition switch replaced (the plan's garbage list), through
+    a scratch external table <target>__cdc_gc. -#}
 {% macro _cdc_parts_collect_garbage(parts, plan) -%}
   {%- if not plan['garbage'] %}{{ return(none) }}{% endif -%}
   {%- set gc = api.Relation.create(database=parts.database, schema=parts.schema,
@@ -218,7 +222,7 @@ url_decode(replace(regexp_replace({{ alias }}._metadata.file_path, '/[^/]*$', ''
     batch of a few rows). A table left by a killed run is replaced by the next one. -#}
 {% macro _cdc_parts_touched(target_relation, batch_sql, cfg) -%}
   {%- set parts = spark_cdc._cdc_parts_relation(target_relation) -%}
-  {% do spark_cdc._cdc_add_missing_columns(parts, cfg['columns']) %}
+  {% do spark_cdc._cdc_add_missing_columns(parts, cfg) %}
   {%- set holding = spark_cdc._cdc_parts_text_rows(
         spark_cdc._cdc_parts_text_cols(cfg, 'x'),
         '(' ~ spark_cdc._cdc_touched_state_sql(batch_sql, parts) ~ ') as x',

@@ -143,6 +143,7 @@ Fix: rename '{{ node.name }}' or give it another alias (config(alias=...)) or sc
   {%- endif -%}
 
   {{ return({
+      'materialization': materialization,
       'infer_columns': infer_columns,
       'column_list': column_list,
       'except_columns': except_columns,

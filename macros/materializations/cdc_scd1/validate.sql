@@ -20,6 +20,8 @@
   {{ return(cfg) }}
 {%- endmacro %}
 
+{#- The default names of cdc_scd1's metadata columns (_cdc_op, _cdc_seq, _cdc_commit_ts,
+    _cdc_applied_at, _cdc_deleted), by meta_column_names key. -#}
 {% macro _scd1_default_meta_column_names() -%}
   {{ return({
       'op': '_cdc_op',
@@ -30,6 +32,7 @@
   }) }}
 {%- endmacro %}
 
+{#- The Spark types of cdc_scd1's metadata columns, by meta_column_names key. -#}
 {% macro _scd1_meta_column_types() -%}
   {{ return({
       'op': 'string',

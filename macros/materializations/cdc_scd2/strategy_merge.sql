@@ -21,7 +21,7 @@
     {% do spark_cdc._cdc_create_state_table(state_relation, cfg,
           spark_cdc.scd2_state_sql(batch_sql, none, cfg['columns'], cfg['key_columns'], cfg['cdc_format'], cfg['track_columns'])) %}
   {%- else -%}
-    {% do spark_cdc._cdc_add_missing_columns(state_relation, cfg['columns']) %}
+    {% do spark_cdc._cdc_add_missing_columns(state_relation, cfg) %}
     {%- set touched = spark_cdc._cdc_touched_state_view(target_relation, state_relation, batch_sql) -%}
     {%- set source_sql = spark_cdc.scd2_merge_source_sql(batch_sql, touched, cfg['columns'], cfg['key_columns'], cfg['cdc_format'], cfg['track_columns']) -%}
     {%- call statement('main') -%}

@@ -69,6 +69,8 @@ Fix: select the source column under another name in the model, or drop it from t
   {{ return(cfg) }}
 {%- endmacro %}
 
+{#- The default names of cdc_scd2's metadata columns (_cdc_valid_from ... _cdc_commit_ts), by
+    meta_column_names key. -#}
 {% macro _scd2_default_meta_column_names() -%}
   {{ return({
       'valid_from': '_cdc_valid_from',
@@ -83,6 +85,7 @@ Fix: select the source column under another name in the model, or drop it from t
   }) }}
 {%- endmacro %}
 
+{#- The Spark types of cdc_scd2's metadata columns, by meta_column_names key. -#}
 {% macro _scd2_meta_column_types() -%}
   {%- set seq_type = 'struct<s1:decimal(38,0),s2:decimal(38,0),s3:decimal(38,0)>' -%}
   {{ return({
