@@ -24,6 +24,7 @@ FIRST = ("cluster_demo",)
 LONGEST_FIRST = (
     "test_debezium_storage",
     "test_reliability_crash",
+    "test_apply_reference_formats",
     "test_reliability_cluster",
     "test_cockroachdb",
     "test_debezium_foundation",
@@ -32,7 +33,6 @@ LONGEST_FIRST = (
     "test_qlik_replicate",
     "test_examples",
     "test_debezium_apply_rules",
-    "test_debezium_apply_reference",
     "test_sql_lint",
     "test_reliability_fuzz",
     "test_ydb",

@@ -9,15 +9,25 @@ from typing import Any
 
 import pytest
 from dbt_spark_cdc.testing import DbtProject, land_messages
-from dbt_spark_cdc.testing_reference import TOAST_PLACEHOLDER, Event
+
+from tests.helpers.reference import Event
+from tests.helpers.render import Debezium
 
 pytestmark = pytest.mark.integration
 
-TARGET = "apply_reference_scd1"
+# The Debezium SCD1 target of the randomized reference suite (tests/integration/
+# test_apply_reference_formats.py), source table reference.items; messages without source.sequence.
+TARGET = "reference_debezium_scd1"
+DEBEZIUM = Debezium(table="items", with_sequence=False, tombstone_rate=0)
 # Key 1 back at its insert, key 3 back from its delete, key 4 never touched.
 REBUILT = {1: ("first", "insert"), 3: ("three", "insert"), 4: ("untouched", "insert")}
 FINAL = {**REBUILT, 1: ("later", "update")}
 BUILD = ("build", "--select", f"+{TARGET}", "+cdc_quarantine", "+cdc_skipped", "cdc_reason_codes")
+
+
+@pytest.fixture(autouse=True)
+def reference_targets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPARK_CDC_IT_REFERENCE", "1")  # enables the reference suite's targets
 
 
 def row(key: int, name: str, qty: int = 1) -> dict[str, Any]:
@@ -25,9 +35,7 @@ def row(key: int, name: str, qty: int = 1) -> dict[str, Any]:
 
 
 def land(project: DbtProject, schema: str, *events: Event) -> None:
-    land_messages(
-        project.spark, f"{schema}_raw", "debezium", [e.envelope("reference", "items") for e in events]
-    )
+    land_messages(project.spark, f"{schema}_raw", "debezium", [m for e in events for m in DEBEZIUM.render(e)])
 
 
 def state(project: DbtProject, schema: str, model: str = TARGET) -> dict[int, tuple[str, str]]:
@@ -50,12 +58,12 @@ def test_conflict_in_one_batch_applies_neither_change(project: DbtProject, schem
     land(
         project,
         schema,
-        Event("c", 10, 1, after=row(1, "first")),
-        Event("u", 20, 1, after=row(1, "a")),
-        Event("u", 20, 1, after=row(1, "b")),
-        Event("u", 20, 1, after=row(1, "b")),  # an exact redelivery of one side: quarantined too
+        Event("insert", 10, 1, after=row(1, "first")),
+        Event("update", 20, 1, after=row(1, "a")),
+        Event("update", 20, 1, after=row(1, "b")),
+        Event("update", 20, 1, after=row(1, "b")),  # an exact redelivery of one side: quarantined too
         # The same LSN on another key (a primary-key change) is no conflict.
-        Event("c", 20, 2, after=row(2, "other")),
+        Event("insert", 20, 2, after=row(2, "other")),
     )
     project.dbt(*BUILD)
     assert state(project, schema) == {1: ("first", "insert"), 2: ("other", "insert")}
@@ -77,14 +85,14 @@ def test_one_change_with_and_without_its_before_image_is_a_redelivery(
     land(
         project,
         schema,
-        Event("c", 10, 1, after=row(1, "first")),
-        Event("u", 20, 1, after=row(1, "a"), before=row(1, "first")),
-        Event("u", 20, 1, after=row(1, "a")),
+        Event("insert", 10, 1, after=row(1, "first")),
+        Event("update", 20, 1, after=row(1, "a"), before=row(1, "first")),
+        Event("update", 20, 1, after=row(1, "a")),
         # Re-serialized by another converter: same image, other key order.
-        Event("u", 20, 1, after=dict(reversed(row(1, "a").items()))),
-        Event("c", 11, 2, after=row(2, "two")),
-        Event("d", 21, 2, before=row(2, "two")),
-        Event("d", 21, 2, before={"id": 2}),
+        Event("update", 20, 1, after=dict(reversed(row(1, "a").items()))),
+        Event("insert", 11, 2, after=row(2, "two")),
+        Event("delete", 21, 2, before=row(2, "two")),
+        Event("delete", 21, 2, before={"id": 2}),
     )
     project.dbt(*BUILD)
     assert state(project, schema) == {1: ("a", "update")}
@@ -96,11 +104,11 @@ def test_conflict_across_runs_takes_back_the_applied_change(project: DbtProject,
     land(
         project,
         schema,
-        Event("c", 10, 1, after=row(1, "first")),
-        Event("u", 20, 1, after=row(1, "a")),
-        Event("c", 11, 3, after=row(3, "three")),
-        Event("d", 21, 3, before={"id": 3}),
-        Event("c", 12, 4, after=row(4, "untouched")),
+        Event("insert", 10, 1, after=row(1, "first")),
+        Event("update", 20, 1, after=row(1, "a")),
+        Event("insert", 11, 3, after=row(3, "three")),
+        Event("delete", 21, 3, before={"id": 3}),
+        Event("insert", 12, 4, after=row(4, "untouched")),
     )
     project.dbt(*BUILD)
     assert state(project, schema) == {1: ("a", "update"), 4: ("untouched", "insert")}
@@ -110,8 +118,8 @@ def test_conflict_across_runs_takes_back_the_applied_change(project: DbtProject,
     land(
         project,
         schema,
-        Event("u", 20, 1, after=row(1, "b")),
-        Event("u", 21, 3, after=row(3, "rival")),
+        Event("update", 20, 1, after=row(1, "b")),
+        Event("update", 21, 3, after=row(3, "rival")),
     )
     project.dbt(*BUILD)
     assert state(project, schema) == {
@@ -122,7 +130,12 @@ def test_conflict_across_runs_takes_back_the_applied_change(project: DbtProject,
     assert len(conflicts(project, schema)) == 4
 
     # Run 3: a third change joins a known conflict, and a newer change of key 1 applies normally.
-    land(project, schema, Event("u", 20, 1, after=row(1, "c")), Event("u", 30, 1, after=row(1, "later")))
+    land(
+        project,
+        schema,
+        Event("update", 20, 1, after=row(1, "c")),
+        Event("update", 30, 1, after=row(1, "later")),
+    )
     project.dbt(*BUILD)
     assert state(project, schema) == {
         1: ("later", "update"),
@@ -155,11 +168,16 @@ def test_null_key_or_seq_in_target_input_fails_the_run_and_writes_nothing(
 ) -> None:
     model = "apply_invalid_input"
     build = (*BUILD, f"+{model}", "--vars", json.dumps({"apply_invalid_input": mode}))
-    land(project, schema, Event("c", 10, 1, after=row(1, "one")))
+    land(project, schema, Event("insert", 10, 1, after=row(1, "one")))
     project.dbt(*build)
     assert state(project, schema, model) == {1: ("one", "insert")}
 
-    land(project, schema, Event("c", 11, 2, after=row(2, "two")), Event("u", 12, 1, after=row(1, "uno")))
+    land(
+        project,
+        schema,
+        Event("insert", 11, 2, after=row(2, "two")),
+        Event("update", 12, 1, after=row(1, "uno")),
+    )
     result = project.dbt(*build, expect_success=False)
     messages = [str(r.message) for r in result.result.results if r.status == "error"]
     assert len(messages) == 1
@@ -174,19 +192,18 @@ def test_null_key_or_seq_in_target_input_fails_the_run_and_writes_nothing(
     assert state(project, schema, model) == {1: ("uno", "update"), 2: ("two", "insert")}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SCD1 keeps one seq per key, not per column: an older full image arriving after a newer "
-    "partial one is stale, so the partial image's missing column keeps its older value "
-    "(docs/apply_semantics.md, 'Partial images need their base first')",
-)
 def test_partial_image_before_an_older_full_image_converges(project: DbtProject, schema: str) -> None:
     first = {**row(1, "first"), "note": "note-1"}
     second = {**row(1, "second"), "note": "note-2"}
-    partial = {**row(1, "third"), "note": TOAST_PLACEHOLDER}
-    land(project, schema, Event("c", 10, 1, after=first), Event("u", 30, 1, after=partial))
+    partial = row(1, "third")  # sent with the TOAST placeholder in place of note
+    land(
+        project,
+        schema,
+        Event("insert", 10, 1, after=first),
+        Event("update", 30, 1, after=partial, present=frozenset(partial) - {"note"}),
+    )
     project.dbt(*BUILD)
-    land(project, schema, Event("u", 20, 1, after=second))
+    land(project, schema, Event("update", 20, 1, after=second))
     project.dbt(*BUILD)
     notes = project.rows(f"select note from `{schema}`.{TARGET}")
     assert notes == [{"note": "note-2"}]  # what applying 10, 20, 30 in order gives

@@ -19,7 +19,7 @@ EXPECTED = sorted(
     (json.loads(line) for line in (CORPUS / "expected.jsonl").read_text().splitlines() if line.strip()),
     key=lambda r: r["id"],
 )
-# The SCD2 targets have their own modules (test_debezium_scd2.py, test_debezium_apply_reference.py).
+# The SCD2 targets have their own modules (test_debezium_scd2.py, test_apply_reference_formats.py).
 # Eager test selection: excluding a model excludes its tests (the buildable default of conftest.py
 # would still run the SCD2 targets' reconciliation tests, whose parent products is built).
 BUILD = (
@@ -31,8 +31,6 @@ BUILD = (
     "udf_smoke_python",
     "products_history",
     "products_weight_history",
-    "apply_reference_scd2",
-    "apply_reference_scd2_truncated",
 )
 
 

@@ -15,7 +15,7 @@ from test_contracts_stream import assert_records_accounted
 pytestmark = pytest.mark.integration
 
 DATA = Path(__file__).resolve().parents[2] / "integration_tests" / "data" / "debezium_postgres"
-# The SCD2 targets have their own modules (test_debezium_scd2.py, test_debezium_apply_reference.py).
+# The SCD2 targets have their own modules (test_debezium_scd2.py, test_apply_reference_formats.py).
 # Eager test selection: excluding a model excludes its tests (the buildable default of conftest.py
 # would still run the SCD2 targets' reconciliation tests, whose parent products is built).
 BUILD = (
@@ -27,8 +27,6 @@ BUILD = (
     "udf_smoke_python",
     "products_history",
     "products_weight_history",
-    "apply_reference_scd2",
-    "apply_reference_scd2_truncated",
 )
 
 
