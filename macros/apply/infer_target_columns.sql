@@ -43,9 +43,19 @@ group by e.name
 order by e.name
   {%- endset -%}
   {%- set discovered = {} -%}
+  {%- set lowered = {} -%}
+  {%- set limit = spark_cdc.get_config()['max_inferred_columns'] | int -%}
   {%- for row in run_query(discovered_sql) -%}
+    {%- do lowered.setdefault(row[0] | lower, []).append(row[0]) -%}
     {%- do discovered.update({row[0]: spark_cdc._inferred_type(row[1], row[2], cdc_format)}) -%}
   {%- endfor -%}
+  {%- if discovered | length > limit -%}
+    {% set msg %}
+spark_cdc: the changes of model '{{ model['name'] }}' carry {{ discovered | length }} distinct columns, more than var('spark_cdc').max_inferred_columns ({{ limit }}): a target that wide is most likely built from hostile or misrouted messages, and Spark would take very long to plan it.
+Fix: list the columns you want with columns=[...] (or except_columns), or raise max_inferred_columns if the table really is that wide.
+    {% endset %}
+    {{ exceptions.raise_compiler_error(msg | trim) }}
+  {%- endif -%}
 
   {%- set by_name = {} -%}
   {%- set ordered = [] -%}
@@ -83,6 +93,13 @@ Fix: add '{{ c.name }}' to the model's except_columns, or rename the metadata co
       {% endset %}
       {{ exceptions.raise_compiler_error(msg | trim) }}
     {%- endif -%}
+    {%- if lowered.get(name, []) | length > 1 -%}
+      {% set msg %}
+spark_cdc: the changes of model '{{ model['name'] }}' carry columns {{ lowered[name] | join(' and ') }}, which differ only in case; Spark column names are case-insensitive, so one would silently replace the other.
+Fix: leave the column out with except_columns (every spelling of it goes), or declare the target's columns in yml (each declared name reads its own spelling from the images).
+      {% endset %}
+      {{ exceptions.raise_compiler_error(msg | trim) }}
+    {%- endif -%}
     {%- do result.append({'name': c.name, 'data_type': c.data_type or 'string'}) -%}
   {%- endfor -%}
   {%- for k in key_columns if k | lower not in (result | map(attribute='name') | map('lower') | list) -%}
@@ -98,7 +115,7 @@ Fix: correct unique_key, or declare '{{ k }}' with its data_type in the model's 
 {#- The Spark type of a new column: from the format's type hint (JSON text) when it names one, else
     from schema_of_variant_agg over its JSON values. -#}
 {% macro _inferred_type(value_type, hint, cdc_format) -%}
-  {%- set from_hint = spark_cdc._debezium_hint_type(hint) if cdc_format == 'debezium' and hint else none -%}
+  {%- set from_hint = spark_cdc._hint_type(hint, cdc_format) if hint else none -%}
   {%- if from_hint -%}{{ return(from_hint) }}{%- endif -%}
   {%- set t = (value_type or '') | upper -%}
   {%- if t == 'BIGINT' or t == 'INT' or t == 'SMALLINT' or t == 'TINYINT' -%}
@@ -112,6 +129,43 @@ Fix: correct unique_key, or declare '{{ k }}' with its data_type in the model's 
   {%- else -%}
     {{ return('string') }}
   {%- endif -%}
+{%- endmacro %}
+
+{#- The Spark type a format's type hint (JSON text) names, or none: Debezium's and CockroachDB's
+    (enriched) Kafka Connect schema, Qlik Replicate's metadata types, YDB's column types (and those
+    of var spark_cdc.tables[...].column_types, {"type": "<source type>"}, for any format). -#}
+{% macro _hint_type(hint, cdc_format) -%}
+  {%- set h = fromjson(hint) if hint is string else {} -%}
+  {%- if h is not mapping -%}{{ return(none) }}{%- endif -%}
+  {%- if cdc_format in ('debezium', 'cockroachdb') and (h.get('name') or h.get('parameters') is not none) -%}
+    {{ return(spark_cdc._debezium_hint_type(hint)) }}
+  {%- endif -%}
+  {%- set t = (h.get('type') or '') | string | lower | trim -%}
+  {%- set m = modules.re.match('^(numeric|decimal)\\s*\\(\\s*(\\d+)\\s*(?:,\\s*(\\d+)\\s*)?\\)$', t) -%}
+  {%- if m -%}
+    {%- set precision = [m.group(2) | int, 38] | min -%}
+    {{ return('decimal(' ~ precision ~ ',' ~ ([(m.group(3) or 0) | int, precision] | min) ~ ')') }}
+  {%- endif -%}
+  {%- if t == 'numeric' -%}
+    {%- set precision = [(h.get('precision') or 38) | int, 38] | min -%}
+    {{ return('decimal(' ~ precision ~ ',' ~ ([(h.get('scale') or 0) | int, precision] | min) ~ ')') }}
+  {%- endif -%}
+  {#- YDB names integers by bits (Int8 is one byte), Qlik Replicate by bytes (INT8 is eight). -#}
+  {%- set ydb_integers = {'int8': 'tinyint', 'uint8': 'smallint'} if cdc_format == 'ydb' else {} -%}
+  {%- if t in ydb_integers -%}{{ return(ydb_integers[t]) }}{%- endif -%}
+  {{ return({
+      'int1': 'tinyint', 'int2': 'smallint', 'int4': 'int', 'int8': 'bigint',
+      'uint1': 'smallint', 'uint2': 'int', 'uint4': 'bigint', 'uint8': 'decimal(20,0)',
+      'int16': 'smallint', 'int32': 'int', 'int64': 'bigint',
+      'uint16': 'int', 'uint32': 'bigint', 'uint64': 'decimal(20,0)',
+      'real4': 'float', 'real8': 'double', 'float': 'float', 'double': 'double',
+      'bool': 'boolean', 'boolean': 'boolean',
+      'date': 'date', 'date32': 'date', 'datetime': 'timestamp', 'timestamp': 'timestamp',
+      'datetime64': 'timestamp', 'timestamp64': 'timestamp', 'interval': 'bigint', 'interval64': 'bigint',
+      'string': ('binary' if cdc_format == 'ydb' else 'string'), 'wstring': 'string', 'clob': 'string',
+      'nclob': 'string', 'utf8': 'string', 'json': 'string', 'jsonb': 'string', 'jsondocument': 'string',
+      'uuid': 'string', 'time': 'string', 'bytes': 'binary', 'blob': 'binary',
+  }.get(t)) }}
 {%- endmacro %}
 
 {#- Debezium's inline schema: Connect types and the logical types decode_debezium_value decodes. -#}

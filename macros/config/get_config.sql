@@ -55,6 +55,7 @@ Fix: correct the name under vars: spark_cdc: in dbt_project.yml (README, Configu
       'key_column': none,
       'order_column': 'offset',
       'partition_column': none,
+      'position_columns': none,
       'ingested_at_column': none,
   } -%}
   {#- Each format's own options; the keys a format reads are documented in README, Configuration. -#}
@@ -88,6 +89,7 @@ Fix: correct the name under vars: spark_cdc: in dbt_project.yml (README, Configu
       'file_format': 'parquet',
       'python_submission_method': 'session',
       'max_payload_bytes': 16777216,
+      'max_inferred_columns': 1000,
       'formats': formats,
       'tables': {},
       'contracts': {

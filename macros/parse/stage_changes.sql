@@ -15,7 +15,6 @@
   {%- if format not in parsers -%}
     {{ exceptions.raise_compiler_error("spark_cdc: no parser for format '" ~ format ~ "'. Known: " ~ (parsers.keys() | list | join(', '))) }}
   {%- endif -%}
-  {%- set relation = spark_cdc.raw_relation(format) -%}
 select
   cdc_format,
   source_table,
@@ -34,27 +33,34 @@ select
   is_snapshot,
   type_hints,
   named_struct(
-    'relation', {{ spark_cdc._sql_string(relation | string) }},
+    'relation', raw_relation,
     'partition', raw_partition,
     'order', raw_order,
     'fragment_count', 1
   ) as raw_ref,
   ingested_at,
   current_timestamp() as cdc_loaded_at,
-  record_status,
-  reason_code,
+  {#- A record delivered again at its position (raw_messages) is counted, not staged twice; another
+      content at a position already staged is quarantined: it would otherwise hide behind the
+      watermark, unread. #}
+  case raw_delivery when 'duplicate' then 'skipped' when 'position_reused' then 'quarantined' else record_status end as record_status,
+  case when raw_delivery in ('duplicate', 'position_reused') then raw_delivery else reason_code end as reason_code,
   {%- set markers = spark_cdc._raw_value_markers() %}
   case
     when reason_code = 'malformed_json' and startswith(raw_value, {{ spark_cdc._sql_string(markers['utf8']) }})
       then 'the value is not valid UTF-8, so not JSON'
     when reason_code = 'malformed_json' and startswith(raw_value, {{ spark_cdc._sql_string(markers['one_value']) }})
       then 'more text after the first JSON value (two messages in one value?)'
+    when raw_delivery = 'duplicate' then 'the same content was staged at this position before'
+    when raw_delivery = 'position_reused'
+      then 'another content is staged at this position (relation, partition, order): the position columns do not identify each record (a topic recreated, several topics in one relation without a topic column)'
     else reason_detail
   end as reason_detail,
   {#- Raw text is kept only where a person must look at it (quarantine) or where it identifies a row
       that has no order value; applied changes keep their parsed images instead. -#}
-  case when record_status = 'quarantined' or raw_order is null then raw_value end as raw_value,
-  case when record_status = 'quarantined' or raw_order is null then raw_key end as raw_key
+  case when record_status = 'quarantined' or raw_delivery = 'position_reused' or raw_order is null then raw_value end as raw_value,
+  case when record_status = 'quarantined' or raw_delivery = 'position_reused' or raw_order is null then raw_key end as raw_key,
+  raw_digest
 from (
   with raw_messages as (
     {{ spark_cdc.raw_messages(format) }}

@@ -1,7 +1,7 @@
 {#- One row per raw record landed in `format`'s raw relation, saying what became of it: the SQL that
     cdc_accounting (the ledger) aggregates and test cdc_records_accounted filters. A raw record is
-    matched to its staged row by lineage (raw_ref partition + order; by its text when it has no
-    order value), then followed down the chain: sequence conflicts, Qlik retries, DSQL reassembly
+    matched to its staged row by lineage (raw_ref relation, partition and order; by its relation and
+    text when it has no order value), then followed down the chain: sequence conflicts, Qlik retries, DSQL reassembly
     and pending chunks. Columns: cdc_format, raw_relation, raw_partition, raw_order, raw_excerpt,
     outcome, reason_code, lost_at. -#}
 {% macro cdc_record_outcomes_sql(format) -%}
@@ -9,14 +9,15 @@
 {%- endmacro %}
 
 {% macro default__cdc_record_outcomes_sql(format) -%}
-  {%- set relation_name = spark_cdc.raw_relation(format) | string -%}
   {%- set models = spark_cdc.format_staging_models(format) -%}
-  {#- A null order value cannot be watermarked: staging recognises such a row by its text alone
-      (whatever its partition), and so does this match. -#}
-  {%- set match_cols = ['m_partition', 'm_order', 'm_value', 'm_key'] -%}
+  {#- A raw record is matched by its position and content digest: m_partition is the relation and
+      the group within it (_cdc_position_group), m_order its order. A null order value cannot be
+      watermarked: staging recognises such a row by its relation and digest alone (whatever its
+      partition), and so does this match. -#}
+  {%- set match_cols = ['m_partition', 'm_order', 'm_digest'] -%}
 select
   {{ spark_cdc._sql_string(format) }} as cdc_format,
-  {{ spark_cdc._sql_string(relation_name) }} as raw_relation,
+  l.raw_relation,
   l.raw_partition,
   l.raw_order,
   substr(l.raw_value, 1, 120) as raw_excerpt,
@@ -26,20 +27,20 @@ select
 from (
   select
     x.*,
-    row_number() over (partition by m_partition, m_order, m_value, m_key order by raw_value, raw_key) as nth
+    row_number() over (partition by m_partition, m_order, m_digest order by m_digest) as nth
   from (
     select
-      r.raw_value, r.raw_key, r.raw_order, r.raw_partition,
-      case when r.raw_order is not null then r.raw_partition end as m_partition,
+      r.raw_value, r.raw_key, r.raw_order, r.raw_partition, r.raw_relation,
+      case when r.raw_order is not null then {{ spark_cdc._cdc_position_group('r.raw_relation', 'r.raw_partition') }}
+           else {{ spark_cdc._cdc_position_group('r.raw_relation') }} end as m_partition,
       r.raw_order as m_order,
-      case when r.raw_order is null then r.raw_value end as m_value,
-      case when r.raw_order is null then r.raw_key end as m_key
-    from ({{ spark_cdc.raw_messages(format) }}) as r
+      r.raw_digest as m_digest
+    from ({{ spark_cdc.raw_messages(format, deliveries=false) }}) as r
   ) as x
 ) as l
 left join (
-  {#- The staged rows of one raw position, each with its outcome; a raw row beyond their number is a
-      second delivery at a position already staged (superseded). #}
+  {#- The staged rows of one raw position and content, each with its outcome (staging records every
+      delivery: a second one as `duplicate`, another content as `position_reused`). #}
   select {{ match_cols | join(', ') }}, count(*) as staged_rows,
          array_sort(collect_list(named_struct('outcome', outcome, 'reason_code', reason_code, 'lost_at', lost_at))) as outcomes
   from ({{ spark_cdc._cdc_staged_outcomes(format, models) }}) as so
@@ -47,24 +48,27 @@ left join (
 ) as k
   on {% for c in match_cols %}k.{{ c }} <=> l.{{ c }}{{ ' and ' if not loop.last }}{% endfor %}
 left join (
-  select raw_ref.partition as wm_partition, max(raw_ref.order) as wm_order
+  select raw_ref.relation as wm_relation, raw_ref.partition as wm_partition, max(raw_ref.order) as wm_order
   from {{ ref(models[0]) }}
-  group by raw_ref.partition
+  group by raw_ref.relation, raw_ref.partition
 ) as w
-  on w.wm_partition <=> l.raw_partition
+  on w.wm_relation = l.raw_relation and w.wm_partition <=> l.raw_partition
 lateral view inline(array(
   case
     when k.staged_rows >= l.nth then element_at(k.outcomes, cast(l.nth as int))
-    when k.staged_rows > 0 then named_struct('outcome', 'duplicate', 'reason_code', cast(null as string), 'lost_at', cast(null as string))
-    {#- Above the partition's watermark (or without an order value and not staged by its text):
-        staging has not reached it yet. #}
+    {#- A record without an order value is staged once by its content; another copy is a duplicate. #}
+    when l.raw_order is null and k.staged_rows > 0
+      then named_struct('outcome', 'duplicate', 'reason_code', 'duplicate', 'lost_at', cast(null as string))
+    {#- Above the partition's watermark (or without an order value and not staged by its content):
+        staging has not reached it yet. At or below it, staging records every delivery, so a raw row
+        it has not (a copy it did not count, or another content at a staged position) is lost. #}
     when l.raw_order is null or w.wm_order is null or l.raw_order > w.wm_order
       then named_struct('outcome', 'unstaged', 'reason_code', cast(null as string), 'lost_at', 'watermark')
     else named_struct('outcome', 'unaccounted', 'reason_code', cast(null as string), 'lost_at', 'staging')
   end)) o as outcome, reason_code, lost_at
 {%- endmacro %}
 
-{#- The rows of stg_cdc__<format> (keyed like raw rows: m_partition, m_order, m_value, m_key) with
+{#- The rows of stg_cdc__<format> (keyed like raw rows: m_partition, m_order, m_digest) with
     their outcome, followed through the format's other staging models and cdc_sequence_conflicts. -#}
 {% macro _cdc_staged_outcomes(format, models) -%}
   {%- set extra = models[1:] -%}
@@ -78,9 +82,9 @@ with staged as (
 
 {#- A data message quarantined missing_metadata and staged again once its metadata arrived. #}
 retried as (
-  select p, o, raw_value, min(named_struct('status', status, 'reason_code', reason_code)) as outcome
+  select p, o, raw_digest, min(named_struct('status', status, 'reason_code', reason_code)) as outcome
   from ({{ spark_cdc._cdc_rows_with_conflicts(ref('stg_cdc__qlik_replicate_retried'), none) }}) as r
-  group by p, o, raw_value
+  group by p, o, raw_digest
 )
 {%- endif %}
 {%- if dsql %},
@@ -96,10 +100,12 @@ reassembled as (
 {#- Buffered rows, one per chunk reference (a main record has one per chunked image), with what
     reassembly made of the main record or of the fragment. #}
 facts as (
-  select b.p, b.o, b.seq, b.raw_value, b.raw_key, b.reason_code as kind, r.outcome as fate, f.pos, f.fact.chunk_id,
+  select b.p, b.rel, b.o, b.seq, b.raw_digest, b.reason_code as kind, r.outcome as fate, f.pos, f.fact.chunk_id,
          f.fact.total_fragments as total
   from (
-    select raw_ref.partition as p, raw_ref.order as o, seq, key, raw_value, raw_key, reason_code, type_hints
+    select {{ spark_cdc._cdc_position_group('raw_ref.relation', 'raw_ref.partition') }} as p,
+           {{ spark_cdc._cdc_position_group('raw_ref.relation') }} as rel,
+           raw_ref.order as o, seq, key, raw_digest, reason_code, type_hints
     from {{ ref(models[0]) }}
     where reason_code in {{ buffered_codes }}
   ) as b
@@ -141,10 +147,9 @@ buffered as (
 {%- endif %}
 
 select
-  case when s.o is not null then s.p end as m_partition,
+  case when s.o is not null then s.p else s.rel end as m_partition,
   s.o as m_order,
-  case when s.o is null then s.raw_value end as m_value,
-  case when s.o is null then s.raw_key end as m_key,
+  s.raw_digest as m_digest,
   {%- if qlik %}
   case when rt.outcome is not null then rt.outcome.status else s.status end as outcome,
   case when rt.outcome is not null then rt.outcome.reason_code else s.reason_code end as reason_code,
@@ -157,15 +162,14 @@ from staged as s
 {%- if qlik %}
 left join retried as rt
   on s.status = 'quarantined' and s.reason_code = 'missing_metadata'
- and rt.p <=> s.p and rt.o <=> s.o and (s.o is not null or rt.raw_value <=> s.raw_value)
+ and rt.p <=> s.p and rt.o <=> s.o and rt.raw_digest <=> s.raw_digest
 {%- endif %}
 {%- if dsql %}
 union all
 select
-  case when o is not null then p end as m_partition,
+  case when o is not null then p else rel end as m_partition,
   o as m_order,
-  case when o is null then raw_value end as m_value,
-  case when o is null then raw_key end as m_key,
+  raw_digest as m_digest,
   v.outcome,
   v.reason_code,
   v.lost_at
@@ -191,17 +195,18 @@ where pos = 0
 {%- endif %}
 {%- endmacro %}
 
-{#- SELECT over one staging model (shaped like stg_cdc__debezium): raw position (p, o), raw_value,
-    raw_key, key, seq and the outcome of each row: its record_status and reason_code, except that a
-    change in a sequence conflict is quarantined sequence_conflict (the match cdc_changes makes). -#}
+{#- SELECT over one staging model (shaped like stg_cdc__debezium): raw position (p: relation and
+    group, rel: relation, o: order), raw_digest, seq and the outcome of each row: its record_status
+    and reason_code, except that a change in a sequence conflict is quarantined sequence_conflict
+    (the match cdc_changes makes) and a counted redelivery is a `duplicate`. -#}
 {% macro _cdc_rows_with_conflicts(relation, where) -%}
   select
-    e.raw_ref.partition as p,
+    {{ spark_cdc._cdc_position_group('e.raw_ref.relation', 'e.raw_ref.partition') }} as p,
+    {{ spark_cdc._cdc_position_group('e.raw_ref.relation') }} as rel,
     e.raw_ref.order as o,
-    e.raw_value,
-    e.raw_key,
+    e.raw_digest,
     e.seq,
-    case when c._ord is not null then 'quarantined' else e.record_status end as status,
+    case when c._ord is not null then 'quarantined' when e.reason_code = 'duplicate' then 'duplicate' else e.record_status end as status,
     case when c._ord is not null then 'sequence_conflict' else e.reason_code end as reason_code
   from {{ relation }} as e
   left join (
@@ -216,4 +221,14 @@ where pos = 0
   {%- if where %}
   where {{ where }}
   {%- endif %}
+{%- endmacro %}
+
+{#- SQL: a record's place in the ledger's match: its relation and group as one text (its relation
+    alone when `partition_expr` is not given, for records matched by their text). -#}
+{% macro _cdc_position_group(relation_expr, partition_expr=none) -%}
+  {%- if partition_expr is none -%}
+  to_json(array({{ relation_expr }}))
+  {%- else -%}
+  to_json(array({{ relation_expr }}, {{ partition_expr }}))
+  {%- endif -%}
 {%- endmacro %}

@@ -21,7 +21,7 @@ select
   is_snapshot,
   type_hints,
   named_struct(
-    'relation', {{ spark_cdc._sql_string(spark_cdc.raw_relation('qlik_replicate') | string) }},
+    'relation', raw_relation,
     'partition', raw_partition,
     'order', raw_order,
     'fragment_count', 1
@@ -33,7 +33,8 @@ select
   reason_detail,
   {#- Rows without an order value are recognised by their text on later runs. -#}
   case when raw_order is null then raw_value end as raw_value,
-  case when raw_order is null then raw_key end as raw_key
+  case when raw_order is null then raw_key end as raw_key,
+  raw_digest
 from (
   with raw_messages as (
     select
@@ -42,12 +43,16 @@ from (
       q.raw_key,
       q.raw_ref.order as raw_order,
       q.raw_ref.partition as raw_partition,
+      q.raw_ref.relation as raw_relation,
+      q.raw_digest,
+      'new' as raw_delivery,
       q.ingested_at
     from {{ staged }} as q
     {%- if is_incremental() %}
     left anti join {{ this }} as done
       on done.raw_ref.partition <=> q.raw_ref.partition
      and done.raw_ref.order <=> q.raw_ref.order
+     and done.raw_ref.relation = q.raw_ref.relation
      and (q.raw_ref.order is not null or done.raw_value <=> q.raw_value)
     {%- endif %}
     where q.record_status = 'quarantined' and q.reason_code = 'missing_metadata'

@@ -24,7 +24,12 @@ def ensure_python_workers_env() -> None:
 
 
 def get_session(server_side_parameters: dict[str, Any] | None = None) -> Any:
-    """The SparkSession dbt-spark's session method uses, built exactly as dbt-spark builds it."""
+    """The SparkSession dbt-spark's session method uses, built exactly as dbt-spark builds it.
+
+    Once it exists it is returned as it is: a builder carrying the profile's settings would make
+    Spark log "Using an existing Spark session; only runtime SQL configurations will take effect"
+    on every statement.
+    """
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
@@ -33,6 +38,10 @@ def get_session(server_side_parameters: dict[str, Any] | None = None) -> Any:
         from dbt_spark_cdc.metastore_lock import acquire
 
         acquire(server_side_parameters or {})
+    else:
+        existing = SparkSession.getActiveSession() or SparkSession._instantiatedSession
+        if existing is not None:
+            return existing
     builder = SparkSession.builder.enableHiveSupport()
     for key, value in (server_side_parameters or {}).items():
         builder = builder.config(key, value)
@@ -66,6 +75,7 @@ def prepare_session(spark: Any, server_side_parameters: dict[str, Any] | None = 
         for key, value in SESSION_DEFAULTS.items():
             if key not in configured:
                 spark.conf.set(key, value)
+        quiet_existing_session_warning(spark)
         setattr(spark, _DEFAULTS_MARKER, True)
     register_udfs(spark)
     return spark
@@ -100,3 +110,20 @@ class SessionPythonJobHelper:
 
     def _namespace(self, spark: Any) -> dict[str, Any]:
         return {"spark": spark, "__name__": f"dbt_model_{self._model_name}"}
+
+
+#: The loggers of SparkSession's builder (Spark 3.5, Spark 4 classic). dbt-spark's session cursor
+#: builds the session with the profile's settings for every statement, and Spark warns each time
+#: that only runtime SQL settings of an existing session take effect: hundreds of identical lines per
+#: build, which bury the warnings that matter.
+SESSION_BUILDER_LOGGERS = ("org.apache.spark.sql.SparkSession", "org.apache.spark.sql.classic.SparkSession")
+
+
+def quiet_existing_session_warning(spark: Any) -> None:
+    """Log SparkSession's builder at ERROR only (see SESSION_BUILDER_LOGGERS)."""
+    try:
+        log4j = spark._jvm.org.apache.logging.log4j
+        for name in SESSION_BUILDER_LOGGERS:
+            log4j.core.config.Configurator.setLevel(name, log4j.Level.ERROR)
+    except Exception:  # a logging tweak must never fail a run (another log backend)
+        return

@@ -36,18 +36,21 @@ class Case:
     materialized: str = "cdc_scd1"
     #: yml columns (name, data_type or None); None: the four product columns.
     columns: tuple[tuple[str, str | None], ...] | None = None
+    source_table: str = "inventory.products"
 
 
 KEY = "unique_key='id', "
 CASES: dict[str, Case] = {
     # Shared by cdc_scd1 and cdc_scd2 (_cdc_validate_target).
-    "no_unique_key": Case("", ("has no unique_key", "unique_key='id'")),
+    "no_unique_key": Case(
+        "", ("has no unique_key", "has no primary_key", "unique_key='id'"), source_table="inventory.other"
+    ),
+    "key_disagrees": Case("unique_key='name', ", ("unique_key=['name']", "primary_key is ['id']")),
     "columns_and_except": Case(KEY + "columns='*', except_columns=['name']", ("columns and except_columns",)),
     "columns_not_a_list": Case(KEY + "columns='id'", ("columns=id", "columns='*'")),
     "except_lists_key": Case(KEY + "except_columns=['id']", ("except_columns", "unique_key column 'id'")),
-    "column_without_type": Case(KEY, ("column 'name'", "data_type"), columns=(("id", "int"), ("name", None))),
     "no_columns": Case(KEY, ("declares no columns",), columns=()),
-    "key_not_declared": Case("unique_key='sku', ", ("unique_key column 'sku'", "declare 'sku'")),
+    "key_not_declared": Case(KEY, ("unique_key column 'id'", "declare 'id'"), columns=(("name", "string"),)),
     "unknown_file_format": Case(KEY + "file_format='avro'", ("file_format='avro'", "'delta'")),
     "partition_not_declared": Case(KEY + "partition_by='colour'", ("partition_by column 'colour'",)),
     "unknown_cdc_format": Case(KEY + "cdc_format='kafka'", ("cdc_format='kafka'", "formats.kafka.enabled")),
@@ -132,13 +135,21 @@ CASES: dict[str, Case] = {
     ),
     # Only visible against the change images (columns='*': the images decide the columns).
     "key_absent_from_images": Case(
-        "unique_key='sku', columns='*'", ("unique_key column 'sku'", "nor carried by the change images")
+        "unique_key='sku', columns='*'",
+        ("unique_key column 'sku'", "nor carried by the change images"),
+        source_table="inventory.other",
     ),
     "partition_absent_from_images": Case(
         KEY + "columns='*', partition_by='colour'", ("partition_by column 'colour'", "change images")
     ),
 }
 GOOD = "good_products"
+# No unique_key: the source table's configured primary_key is the target's key. Columns declared
+# without a data_type: typed by the envelope (Debezium's schema block).
+GOOD_TABLE_KEY = "good_products_table_key"
+# A data_type a YAML flow mapping cut at its comma: the on-run-start hook fails the whole invocation,
+# so it is left out of the run of every other model and run alone.
+BAD_DATA_TYPE = "bad_data_type"
 # Not a CDC target: a view named like a hidden table of the hidden_name_taken target. It builds; the
 # target fails, so never replaces it.
 CLASHING = "hidden_name_taken__cdc_next"
@@ -146,7 +157,7 @@ CLASHING = "hidden_name_taken__cdc_next"
 
 def model_sql(case: Case) -> str:
     fmt = "" if "cdc_format" in case.settings or case is CASES["no_cdc_format"] else "cdc_format='debezium', "
-    settings = f"materialized='{case.materialized}', source_table='inventory.products', {fmt}{case.settings}"
+    settings = f"materialized='{case.materialized}', source_table='{case.source_table}', {fmt}{case.settings}"
     return f"{{{{ config({settings.rstrip(', ')}) }}}}\nselect * from `{SCHEMA}`.cdc_changes\n"
 
 
@@ -201,6 +212,16 @@ def errors(project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Ite
             yml.append(f"  - name: {name}\n" + yml_columns(columns))
         (path / "models" / f"{GOOD}.sql").write_text(model_sql(Case(KEY, ())))
         yml.append(f"  - name: {GOOD}\n" + yml_columns(default_columns))
+        (path / "models" / f"{GOOD_TABLE_KEY}.sql").write_text(model_sql(Case("", ())))
+        yml.append(
+            f"  - name: {GOOD_TABLE_KEY}\n" + yml_columns((("id", None), ("name", None), ("weight", None)))
+        )
+        (path / "models" / f"{BAD_DATA_TYPE}.sql").write_text(model_sql(Case(KEY, ())))
+        # What YAML makes of {name: weight, data_type: decimal(28,6)}: data_type 'decimal(28'.
+        yml.append(
+            f"  - name: {BAD_DATA_TYPE}\n    columns:\n      - {{name: id, data_type: int}}\n"
+            "      - {name: weight, data_type: decimal(28,6)}\n"
+        )
         (path / "models" / f"{CLASHING}.sql").write_text("select 1 as mine\n")
         (path / "models" / "models.yml").write_text("\n".join(yml) + "\n")
         side = DbtProject(str(path), profiles_dir=project.profiles_dir)
@@ -209,7 +230,14 @@ def errors(project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Ite
         project.spark.sql(f"create table `{SCHEMA}`.not_built_by_cdc (id int, name string) using parquet")
         project.spark.sql(f"insert into `{SCHEMA}`.not_built_by_cdc values (1, 'mine')")
         # Only this project's models (the package's staging models are built above, by `project`).
-        result = side.dbt("run", "--select", "package:spark_cdc_config_errors", expect_success=False)
+        result = side.dbt(
+            "run",
+            "--select",
+            "package:spark_cdc_config_errors",
+            "--exclude",
+            BAD_DATA_TYPE,
+            expect_success=False,
+        )
     results = [r for r in result.result.results if r.node.resource_type == "model"]
     messages = {r.node.name: (str(r.status), str(r.message)) for r in results}
     yield Errors(side, messages)
@@ -217,11 +245,24 @@ def errors(project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 def test_every_mistake_fails_alone_and_the_correct_model_builds(project: DbtProject, errors: Errors) -> None:
     messages = errors.messages
-    assert set(messages) == {*CASES, GOOD, CLASHING}
-    assert {name for name, (status, _) in messages.items() if status == "success"} == {GOOD, CLASHING}
+    assert set(messages) == {*CASES, GOOD, GOOD_TABLE_KEY, CLASHING}
+    assert {name for name, (status, _) in messages.items() if status == "success"} == {
+        GOOD,
+        GOOD_TABLE_KEY,
+        CLASHING,
+    }
     assert project.rows(f"select * from `{SCHEMA}`.{CLASHING}") == [{"mine": 1}]
     rows = project.rows(f"select id, name from `{SCHEMA}`.{GOOD} order by id")
     assert len(rows) == 10 and rows[0] == {"id": 101, "name": "scooter"}
+    typed = project.rows(f"describe `{SCHEMA}`.{GOOD_TABLE_KEY}")
+    assert {r["col_name"]: r["data_type"] for r in typed if not r["col_name"].startswith("_cdc_")} == {
+        "id": "int",
+        "name": "string",
+        "weight": "double",
+    }
+    assert project.rows(f"select id, weight from `{SCHEMA}`.{GOOD_TABLE_KEY} where id = 101") == [
+        {"id": 101, "weight": 3.14}
+    ]
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -242,6 +283,27 @@ def test_mistake_is_named_with_its_fix_before_anything_is_written(
     # Nothing of the model: no target, no version or state table. (Mistakes only visible against
     # the change images leave the view over the model's SQL, `<model>__cdc_input`: it holds no data.)
     assert not [t for t in written if t == name or (t.startswith(f"{name}__") and t != f"{name}__cdc_input")]
+
+
+def test_a_data_type_cut_by_yaml_fails_before_anything_runs(project: DbtProject, errors: Errors) -> None:
+    """The package's on-run-start hook checks every selected target's declared types first: the run
+    stops before any model, naming the model, the column and the fix (quote the type)."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("SPARK_CDC_SCHEMA", SCHEMA)
+        result = errors.side.dbt("run", "--select", BAD_DATA_TYPE, expect_success=False)
+    message = str(result.exception) + "".join(
+        str(r.message) for r in getattr(result.result, "results", []) or []
+    )
+    for part in (
+        f"model '{BAD_DATA_TYPE}'",
+        "column 'weight'",
+        "'decimal(28'",
+        "Fix:",
+        'data_type: "decimal(28,6)"',
+    ):
+        assert part in message, (part, message)
+    written = [t["tableName"] for t in project.rows(f"show tables in `{SCHEMA}`")]
+    assert not [t for t in written if t.startswith(BAD_DATA_TYPE)]
 
 
 # Mistakes in var('spark_cdc'): the project fails to parse, naming the key and the fix.

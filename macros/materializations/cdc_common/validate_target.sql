@@ -3,15 +3,7 @@
     cdc_format, source_table, truncate_handling, sequence_by. Every error names the model, the setting and the fix. -#}
 {% macro _cdc_validate_target(model, config, materialization) -%}
   {%- set model_name = model['name'] -%}
-  {%- set unique_key = config.get('unique_key') -%}
-  {%- if not unique_key -%}
-    {% set msg %}
-spark_cdc: model '{{ model_name }}' (materialized='{{ materialization }}') has no unique_key.
-Fix: add config(unique_key='id') (or a list, e.g. ['order_id', 'item_id']) naming the primary-key columns of the source table.
-    {% endset %}
-    {{ exceptions.raise_compiler_error(msg | trim) }}
-  {%- endif -%}
-  {%- set key_columns = [unique_key] if unique_key is string else unique_key -%}
+  {%- set key_columns = spark_cdc._cdc_target_key(model_name, materialization, config.get('unique_key'), config.get('source_table')) -%}
 
   {#- columns / except_columns (AUTO CDC's column_list / except_column_list): take the target's
       columns from the change images (spark_cdc.infer_target_columns) instead of only the yml. -#}
@@ -36,18 +28,18 @@ Fix: use columns='*' (every column the change images carry) or a list of column 
     {{ exceptions.raise_compiler_error("spark_cdc: except_columns of model '" ~ model_name ~ "' lists the unique_key column '" ~ k ~ "'. Fix: remove it from except_columns; key columns are always kept.") }}
   {%- endfor -%}
   {%- set infer_columns = column_list is not none or except_columns is not none -%}
+  {#- Declared columns without a data_type take the type the envelope gives them (Debezium and
+      CockroachDB schemas, Qlik metadata, YDB column types, tables.<t>.column_types), else their JSON
+      values': the declared columns, typed from the images. -#}
+  {%- set untyped = model['columns'].values() | rejectattr('data_type') | list -%}
+  {%- if untyped and not infer_columns -%}
+    {%- set infer_columns = true -%}
+    {%- set column_list = model['columns'].values() | map(attribute='name') | list -%}
+  {%- endif -%}
 
   {%- set columns = [] -%}
   {%- for name, col in model['columns'].items() -%}
-    {%- if not col.get('data_type') and infer_columns -%}
-      {#- Its type is inferred from the images. #}
-    {%- elif not col.get('data_type') -%}
-      {% set msg %}
-spark_cdc: column '{{ name }}' of model '{{ model_name }}' has no data_type.
-Fix: give every column of a {{ materialization }} model a data_type in its yml (e.g. data_type: bigint); the type decides how change images are decoded. Or set columns='*' to infer the types of columns without one from the images.
-      {% endset %}
-      {{ exceptions.raise_compiler_error(msg | trim) }}
-    {%- endif -%}
+    {% do spark_cdc._cdc_check_data_type(model_name, col.get('name', name), col.get('data_type')) %}
     {%- do columns.append({'name': col.get('name', name), 'data_type': col.get('data_type') or none}) -%}
   {%- endfor -%}
   {%- if not columns and not infer_columns -%}
@@ -156,4 +148,47 @@ Fix: rename '{{ node.name }}' or give it another alias (config(alias=...)) or sc
       'file_format': file_format,
       'partition_by': partition_by,
   }) }}
+{%- endmacro %}
+
+{#- A target's primary-key columns: unique_key, else the primary_key configured for its source table
+    (var spark_cdc.tables), so a table's key is written in one place; both given must name the same
+    columns, since staging builds each change's key from the table's primary_key. -#}
+{% macro _cdc_target_key(model_name, materialization, unique_key, source_table) -%}
+  {%- set table_key = (spark_cdc.table_config(source_table).get('primary_key') if source_table else none) -%}
+  {%- set table_key = [table_key] if table_key is string else table_key -%}
+  {%- if not unique_key and table_key -%}
+    {{ return(table_key | list) }}
+  {%- elif not unique_key -%}
+    {% set msg %}
+spark_cdc: model '{{ model_name }}' (materialized='{{ materialization }}') has no unique_key{{ " and its source_table '" ~ source_table ~ "' has no primary_key in var('spark_cdc').tables" if source_table else '' }}.
+Fix: configure the table's key once, var('spark_cdc').tables['<schema.table>'].primary_key (and source_table='<schema.table>' on the model), or add config(unique_key='id') (or a list, e.g. ['order_id', 'item_id']).
+    {% endset %}
+    {{ exceptions.raise_compiler_error(msg | trim) }}
+  {%- endif -%}
+  {%- set key_columns = [unique_key] if unique_key is string else (unique_key | list) -%}
+  {%- if table_key and (key_columns | map('lower') | sort | list) != (table_key | map('lower') | sort | list) -%}
+    {% set msg %}
+spark_cdc: model '{{ model_name }}' sets unique_key={{ key_columns }}, but var('spark_cdc').tables['{{ source_table }}'].primary_key is {{ table_key | list }}: staging keys the table's changes by the latter, so the target would not match them.
+Fix: keep the key in one place: remove unique_key from the model (it defaults to the table's primary_key), or correct one of the two.
+    {% endset %}
+    {{ exceptions.raise_compiler_error(msg | trim) }}
+  {%- endif -%}
+  {{ return(key_columns) }}
+{%- endmacro %}
+
+{#- A declared data_type must be a Spark type: letters, digits and underscores with balanced
+    parameters in () or <> (decimal(28,6), array<struct<a:int>>). A YAML flow mapping
+    ({name: x, data_type: decimal(28,6)}) ends the value at the comma, leaving 'decimal(28'. -#}
+{% macro _cdc_check_data_type(model_name, column, data_type) -%}
+  {%- if data_type is none or data_type == '' -%}{{ return(none) }}{%- endif -%}
+  {%- set text = data_type | string -%}
+  {%- set shape_ok = modules.re.match('^[A-Za-z][A-Za-z0-9_ ]*([(<][A-Za-z0-9_ ,:<>()`]*[)>])?$', text | trim) is not none -%}
+  {%- set balanced = text.count('(') == text.count(')') and text.count('<') == text.count('>') -%}
+  {%- if not (shape_ok and balanced) -%}
+    {% set msg %}
+spark_cdc: column '{{ column }}' of model '{{ model_name }}' has data_type '{{ text }}', which is not a Spark type{{ ' (its brackets do not balance)' if not balanced else '' }}.
+Fix: give a Spark type such as bigint, decimal(28,6) or array<string>. In a YAML flow mapping a comma ends the value: write {name: {{ column }}, data_type: "decimal(28,6)"} (quoted), or use a block mapping.
+    {% endset %}
+    {{ exceptions.raise_compiler_error(msg | trim) }}
+  {%- endif -%}
 {%- endmacro %}
