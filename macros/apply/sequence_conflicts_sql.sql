@@ -109,7 +109,7 @@ new_changes as (
 candidates as (
   select {% if probe.get('broadcast') %}/*+ broadcast(g) */ {% endif %}c.*
   from changes as c
-  left semi join (select distinct cdc_format, source_table, key, _ord, _scope from new_changes) as g
+  inner join (select distinct cdc_format, source_table, key, _ord, _scope from new_changes) as g
     on {{ group_on }}
 ),
 
@@ -125,6 +125,11 @@ candidates as (
 
 {%- endif %}
 
+{#- Each step keeps the changes of some groups with an inner join on a distinct list of them (one
+    match at most per change), not a semi-join: Spark pushes a semi-join into every branch of the
+    staged union, and one whose other side is that union again into every branch of that, so the
+    plan grew with the product of the branches (a build of five formats ran out of memory
+    optimising it). #}
 {#- Only a group of more than one change can hold two different ones. Counted first, on the narrow
     columns: count(*) aggregates by hashing, while the digest's min and max (text, no fixed-width
     buffer) make Spark sort every change by group (30% of a first run's profile samples over
@@ -139,7 +144,7 @@ shared_groups as (
 shared as (
   select c.*
   from candidates as c
-  left semi join shared_groups as g
+  inner join shared_groups as g
     on {{ group_on }}
 ),
 
@@ -154,7 +159,7 @@ text_groups as (
 flagged as (
   select c.*
   from candidates as c
-  left semi join text_groups as g
+  inner join text_groups as g
     on {{ group_on }}
 ),
 
@@ -245,7 +250,7 @@ new_groups as (
 select count(*) from (
   select {% if broadcast %}/*+ broadcast(g) */ {% endif %}c.key
   from changes as c
-  left semi join new_groups as g
+  inner join new_groups as g
     on {{ group_on }}
   group by c.cdc_format, c.source_table, c.key, c._ord, c._scope
   having count(*) > 1
@@ -273,13 +278,13 @@ where s.key is not null and {{ since }}
 {%- endmacro %}
 
 
-{#- SQL expression: the raw partition when a change's `seq` was taken from the landing order (it
-    holds the raw order value and no source sequence beside it), else null. Such a sequence orders
-    changes only within one partition of the raw table. -#}
+{#- SQL expression: the raw relation and group (["<relation>","<partition>"]) when a change's `seq`
+    was taken from the landing order (it holds the raw order value and no source sequence beside
+    it), else null. Such a sequence orders changes only within one group of one raw relation. -#}
 {% macro _sequence_order_scope(seq_expr, raw_ref_expr) -%}
   case when {{ seq_expr }}.s3 = {{ raw_ref_expr }}.order
          or ({{ seq_expr }}.s1 = {{ raw_ref_expr }}.order and {{ seq_expr }}.s2 is null)
-       then {{ raw_ref_expr }}.partition end
+       then to_json(array({{ raw_ref_expr }}.relation, {{ raw_ref_expr }}.partition)) end
 {%- endmacro %}
 
 {#- SQL expression: what a change does to its key, the class two deliveries of one key and seq are
