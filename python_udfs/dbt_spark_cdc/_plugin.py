@@ -10,6 +10,9 @@ A statement Spark refuses with LOCATION_ALREADY_EXISTS, because a killed run lef
 the table it was writing, runs again once that directory is cleared; an append to a table a killed
 append left unsettled settles it first (see :mod:`abandoned_writes`).
 
+dbt loads the plugin for every project of the environment; it changes nothing unless the project
+uses the spark_cdc package (the package itself, or installed by `dbt deps`).
+
 Nothing here creates a SparkSession. dbt-spark creates it on its first query with the profile's
 ``server_side_parameters``; creating it earlier would silently drop ``spark.master``, memory and
 catalog settings (``getOrCreate`` on an existing session only applies runtime SQL settings). So the
@@ -23,9 +26,14 @@ import decimal
 import functools
 import inspect
 import math
+import os
+import re
+from pathlib import Path
 from typing import Any
 
 _PATCHED_MARKER = "_spark_cdc_patched"
+#: The dbt package's name (its dbt_project.yml).
+PACKAGE_NAME = "spark_cdc"
 
 
 def spark_sql_literal(value: Any) -> str:
@@ -118,6 +126,33 @@ def install() -> bool:
     return _patch_dbt_spark()
 
 
+def project_uses_package(project_dir: str | os.PathLike[str] | None) -> bool:
+    """Whether the dbt project in ``project_dir`` (default: the working directory) uses the spark_cdc
+    package: it is the package itself, or `dbt deps` installed it. The plugin changes nothing for
+    any other project, although dbt loads it for every project of the environment."""
+    root = Path(project_dir or ".")
+    try:
+        text = (root / "dbt_project.yml").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    name = re.search(r"^name:\s*['\"]?([A-Za-z0-9_]+)", text, re.MULTILINE)
+    if name and name.group(1) == PACKAGE_NAME:
+        return True
+    install_path = re.search(r"^packages-install-path:\s*['\"]?([^'\"\n#]+)", text, re.MULTILINE)
+    packages = root / (install_path.group(1).strip() if install_path else "dbt_packages")
+    return (packages / PACKAGE_NAME / "dbt_project.yml").exists()
+
+
+def _project_dir() -> str | None:
+    """The project directory of the running dbt invocation (--project-dir, else the working one)."""
+    try:
+        from dbt.flags import get_flags
+
+        return getattr(get_flags(), "PROJECT_DIR", None)
+    except Exception:  # flags not set up: a plugin loaded outside an invocation
+        return None
+
+
 @functools.cache
 def plugin_classes() -> list[type]:
     """The plugin classes dbt instantiates; empty where dbt-core is not installed."""
@@ -127,9 +162,11 @@ def plugin_classes() -> list[type]:
         return []
 
     class SparkCdcPlugin(dbtPlugin):
-        """spark_cdc's dbt plugin (see module docstring)."""
+        """spark_cdc's dbt plugin (see module docstring): active only in projects that use the
+        package (project_uses_package)."""
 
         def initialize(self) -> None:
-            install()
+            if project_uses_package(_project_dir()):
+                install()
 
     return [SparkCdcPlugin]

@@ -78,11 +78,78 @@ def test_import_is_cheap(tmp_path):
         """,
         tmp_path,
     )
-    assert facts == {"heavy": [], "version": "0.1.0"}
+    assert facts == {"heavy": [], "version": dbt_spark_cdc.__version__}
+
+
+def write_project(root: Path, name: str, *, installed: bool = False, install_path: str = "") -> None:
+    """A minimal dbt project (Spark session profile); ``installed``: `dbt deps` installed spark_cdc."""
+    root.mkdir(parents=True, exist_ok=True)
+    lines = [f"name: {name}", "version: '1.0.0'", "config-version: 2", f"profile: {name}"]
+    if install_path:
+        lines.append(f"packages-install-path: '{install_path}'")
+    (root / "dbt_project.yml").write_text("\n".join(lines) + "\n")
+    (root / "profiles.yml").write_text(
+        f"{name}:\n  target: dev\n  outputs:\n    dev:\n"
+        "      type: spark\n      method: session\n      host: localhost\n      schema: plain\n"
+    )
+    (root / "models").mkdir(exist_ok=True)
+    (root / "models" / "plain.sql").write_text("select 1 as id\n")
+    if installed:
+        package = root / (install_path or "dbt_packages") / "spark_cdc"
+        package.mkdir(parents=True)
+        (package / "dbt_project.yml").write_text("name: spark_cdc\nversion: '0.0.0'\n")
+
+
+PATCH_FACTS = """
+    import json
+    from dbt.adapters.spark.impl import SparkAdapter
+    from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
+    patched = [c.__name__ for c in (SparkAdapter, Cursor, SessionConnectionWrapper)
+               if getattr(c, "_spark_cdc_patched", False)]
+    print(json.dumps({"result": RESULT, "patched": patched}))
+"""
+
+
+def test_plugin_changes_nothing_for_a_project_without_the_package(tmp_path):
+    # A real dbt invocation (parse: no Spark needed) of a plain dbt-spark project in an environment
+    # where dbt-spark-cdc is installed: dbt loads the plugin, which leaves dbt-spark untouched.
+    write_project(tmp_path / "plain", "plain_project")
+    code = """
+        from dbt.cli.main import dbtRunner
+        result = dbtRunner().invoke(["parse", "--project-dir", "plain", "--profiles-dir", "plain"])
+        RESULT = result.success
+    """
+    facts = run_python(textwrap.dedent(code) + textwrap.dedent(PATCH_FACTS), tmp_path)
+    assert facts == {"result": True, "patched": []}
+
+
+def test_plugin_is_active_where_the_package_is_installed(tmp_path):
+    write_project(tmp_path / "user", "user_project", installed=True, install_path="vendor/packages")
+    code = """
+        from dbt.cli.main import dbtRunner
+        result = dbtRunner().invoke(["parse", "--project-dir", "user", "--profiles-dir", "user"])
+        RESULT = result.success
+    """
+    facts = run_python(textwrap.dedent(code) + textwrap.dedent(PATCH_FACTS), tmp_path)
+    assert facts == {"result": True, "patched": ["SparkAdapter", "Cursor", "SessionConnectionWrapper"]}
+
+
+def test_project_uses_package(tmp_path):
+    from dbt_spark_cdc._plugin import project_uses_package
+
+    write_project(tmp_path / "plain", "plain_project")
+    write_project(tmp_path / "user", "user_project", installed=True)
+    write_project(tmp_path / "itself", "spark_cdc")
+    assert not project_uses_package(tmp_path / "plain")
+    assert project_uses_package(tmp_path / "user")
+    assert project_uses_package(tmp_path / "itself")
+    assert not project_uses_package(tmp_path / "missing")
 
 
 def test_dbt_plugin_manager_loads_the_plugin(tmp_path):
-    # dbt's own discovery path: iter_modules, import, instantiate everything in `plugins`.
+    # dbt's own discovery path: iter_modules, import, instantiate everything in `plugins`; the working
+    # directory holds a project that uses the package.
+    write_project(tmp_path, "unit_project", installed=True)
     facts = run_python(
         """
         import json
