@@ -20,7 +20,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 PYTEST_WORKERS ?= 2
 XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: demo report test test-long test-matrix lint lint-sql unit integration bench clean
+.PHONY: demo report test test-fast test-long test-matrix lint lint-sql unit integration bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -54,13 +54,19 @@ integration: $(STAMP)
 test: $(STAMP) lint
 	$(BIN)/pytest tests -q $(XDIST) --durations=15
 
-# The reliability tests at full size (README, Reliability): 36 SIGKILL points over 3 batches, 400
-# random hostile messages per format, 20 schema-drift batches, every conformance module on a 2-worker
-# standalone cluster. `make test` runs them in short form.
+# The edit loop (a few minutes): unit tests, then one build per format (each examples/<format> project).
+test-fast: $(STAMP)
+	$(BIN)/pytest tests/unit tests/integration/test_examples.py -q
+
+# The reliability tests at full size (CONTRIBUTING.md): 36 SIGKILL points over 3 batches, 400 random
+# hostile messages per format, 20 schema-drift batches, every conformance module on a 2-worker
+# standalone cluster; and the randomized reference suite with 300 scenarios per format. `make test`
+# runs them in short form.
 test-long: $(STAMP)
 	SPARK_CDC_KILLS=36 SPARK_CDC_KILL_BATCHES=3 SPARK_CDC_FUZZ_CASES=400 SPARK_CDC_DRIFT_BATCHES=20 \
-	  SPARK_CDC_CLUSTER_TESTS=all \
-	  $(BIN)/pytest tests/integration/test_reliability_*.py -q $(XDIST) --durations=10
+	  SPARK_CDC_CLUSTER_TESTS=all SPARK_CDC_REFERENCE_SCENARIOS=300 \
+	  $(BIN)/pytest tests/integration/test_reliability_*.py tests/integration/test_apply_reference_formats.py \
+	  -q $(XDIST) --durations=10
 
 # The suite on each supported dbt-core x pyspark combination, each in its own venv under
 # .venv-matrix/ (README, Supported versions; MATRIX="dbt1.10-pyspark4" for one). About 30 minutes each.

@@ -512,7 +512,38 @@ def main(argv: list[str] | None = None) -> int:
     markdown = render_markdown(report)
     out.with_suffix(".md").write_text(markdown)
     print(markdown)
+    if out == RESULTS / "latest.json":
+        update_readme(report)
     return 0 if all("error" not in c for c in report["cases"]) else 1
+
+
+README = ROOT / "README.md"
+README_MARKERS = ("<!-- bench:start -->", "<!-- bench:end -->")
+
+
+def readme_table(report: dict[str, Any]) -> str:
+    """The README's short benchmark table: each case's ratio against its target, from a report."""
+    lines = ["| case | ratio to the reference | target | met |", "|---|---:|---:|:---:|"]
+    for c in report["cases"]:
+        if "ratio" in c:
+            met = "yes" if c.get("met") else "no"
+            lines.append(f"| {c['case']} | {c['ratio']} | {c.get('target', '')} | {met} |")
+    lines.append("")
+    lines.append(
+        f"Ratios are times against the reference in the same run (parse: rows per second, higher is better;"
+        f" apply: time, lower is better); {report['machine']['cores']} cores, scale {report['scale']},"
+        f" pyspark {report['machine']['pyspark']}. Every measure: `benchmarks/results/latest.json`."
+    )
+    return "\n".join(lines)
+
+
+def update_readme(report: dict[str, Any], readme: Path = README) -> None:
+    """Rewrite the README's benchmark block (between README_MARKERS) from ``report``."""
+    text = readme.read_text()
+    start, end = README_MARKERS
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    readme.write_text(f"{head}{start}\n{readme_table(report)}\n{end}{tail}")
 
 
 def _same_case(row_case: str, name: str) -> bool:

@@ -84,7 +84,7 @@ def standalone_cluster(path: Path) -> Iterator[str]:
     # The master, the workers and the executors the workers start (they inherit the workers'
     # environment) run with the JIT and GC flags the profile gives the driver. Alone, the session on
     # the cluster took 72 s without them and 60 s with them, the whole test 210 s of the machine's
-    # CPU and 180 s (2026-11-28; docs/test_suite_time.md).
+    # CPU and 180 s (measured 2026-11-28).
     inherited = os.environ.get("JAVA_TOOL_OPTIONS")
     env["JAVA_TOOL_OPTIONS"] = " ".join(filter(None, [inherited, driver_jvm_flags()]))
     port, ui = free_port(), free_port()

@@ -103,3 +103,17 @@ def test_columnar_generator_lands_exactly_the_per_event_rows(fmt: str, wl: Workl
         got = [tuple(row.values()) for row in raw_batch(fmt, wl, positions, ingested_at).to_pylist()]
         assert len(got) > len(positions)  # redeliveries (and DSQL fragments) add rows
         assert got == want
+
+
+def test_the_readme_benchmark_table_is_generated_from_the_results_file() -> None:
+    """README's benchmark block is what benchmarks.run writes from benchmarks/results/latest.json."""
+    import json
+    from pathlib import Path
+
+    from benchmarks.run import README_MARKERS, readme_table
+
+    root = Path(__file__).resolve().parents[2]
+    report = json.loads((root / "benchmarks" / "results" / "latest.json").read_text())
+    readme = (root / "README.md").read_text()
+    block = readme.split(README_MARKERS[0], 1)[1].split(README_MARKERS[1], 1)[0]
+    assert block.strip() == readme_table(report).strip()
