@@ -33,7 +33,7 @@
 {#- Drop every version table of the target except `keep_version` (orphans of killed runs included). -#}
 {% macro _cdc_drop_other_versions(target_relation, keep_version) -%}
   {%- set prefix = target_relation.identifier ~ '__cdc_v' -%}
-  {%- set rows = run_query('show tables in ' ~ adapter.quote(target_relation.schema) ~ " like '" ~ prefix ~ "*'") -%}
+  {%- set rows = run_query('show tables in ' ~ spark_cdc.quote_identifier(target_relation.schema) ~ " like '" ~ prefix ~ "*'") -%}
   {%- for row in rows -%}
     {%- set name = row[1] -%}
     {%- set suffix = name[prefix | length:] -%}
@@ -63,7 +63,7 @@
     {{ return(api.Relation.create(database=target_relation.database, schema=target_relation.schema,
                                   identifier=target_relation.identifier ~ '__cdc_input', type='table')) }}
   {%- endif -%}
-  {%- set view_name = adapter.quote(target_relation.identifier ~ '__cdc_input') -%}
+  {%- set view_name = spark_cdc.quote_identifier(target_relation.identifier ~ '__cdc_input') -%}
   {%- set store_plan = target.type == 'spark' -%}
   {%- if store_plan -%}
     {%- call statement('cdc_input_store_plan') -%}set spark.sql.legacy.storeAnalyzedPlanForView = true{%- endcall -%}

@@ -68,6 +68,7 @@ select
   cast(null as map<string, string>) as _hints,
   cast(null as timestamp) as _commit_ts,
   cdc_loaded_at as _loaded_at,
+  raw_ref as _raw_ref,
   true as _rebuild
 from ({{ conflicts }}) as c
 ) as batch_with_rebuilds
@@ -99,7 +100,8 @@ from ({{ conflicts }}) as c
   present_columns as _present,
   {{ spark_cdc._cdc_with_configured_hints('type_hints', 'source_table') }} as _hints,
   commit_ts as _commit_ts,
-  cdc_loaded_at as _loaded_at
+  cdc_loaded_at as _loaded_at,
+  raw_ref as _raw_ref
 {%- endmacro %}
 
 {#- WHERE clause of cdc_batch_sql: the operations a target applies (truncates only when applied) and the
@@ -166,7 +168,7 @@ where row_kind = 'conflict'
     microseconds since the epoch; anything else fails naming the model, the setting and the fix. -#}
 {% macro _cdc_sequence_by_expr(input_relation, sequence_by) -%}
   {%- if not execute -%}{{ return('seq') }}{%- endif -%}
-  {%- set q = adapter.quote -%}
+  {%- set q = spark_cdc.quote_identifier -%}
   {%- set quoted = [] -%}
   {%- for name in sequence_by -%}{%- do quoted.append(q(name)) -%}{%- endfor -%}
   {%- set described = run_query('describe query select ' ~ (quoted | join(', ')) ~ ' from ' ~ input_relation) -%}

@@ -10,7 +10,7 @@
 create {{ 'or replace ' if file_format in ('delta', 'iceberg') }}table {{ relation }}
 using {{ file_format }}
 {%- if partition_by %}
-partitioned by ({% for p in partition_by %}{{ adapter.quote(p) }}{{ ', ' if not loop.last }}{% endfor %})
+partitioned by ({% for p in partition_by %}{{ spark_cdc.quote_identifier(p) }}{{ ', ' if not loop.last }}{% endfor %})
 {%- endif %}
 as
 {{ select_sql }}

@@ -11,7 +11,7 @@
 {%- endmacro %}
 
 {% macro default__scd1_merge_source_sql(batch_sql, touched_relation, columns, key_columns, cdc_format=none) -%}
-  {%- set q = adapter.quote -%}
+  {%- set q = spark_cdc.quote_identifier -%}
 select
   coalesce(n._cdc_key, o._cdc_key) as _cdc_key,
   {%- for c in spark_cdc._cdc_scd1_state_columns(columns)[1:] %}

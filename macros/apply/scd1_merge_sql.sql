@@ -12,7 +12,7 @@
 {#- MERGE of a source that holds one row per target row, flagged _cdc_merge_remove. Target columns
     in assignments are unqualified (accepted by Delta, Iceberg and Hudi alike). -#}
 {% macro _cdc_merge_statement(state_relation, source_sql, state_columns, on_sql) -%}
-  {%- set q = adapter.quote -%}
+  {%- set q = spark_cdc.quote_identifier -%}
 merge into {{ state_relation }} as t
 using (
   {{ source_sql }}

@@ -82,7 +82,7 @@ union all
 select
   {{ marker }} as _cdc_key,
   {%- for c in columns %}
-  cast(null as {{ c.data_type }}) as {{ adapter.quote(c.name) }},
+  cast(null as {{ c.data_type }}) as {{ spark_cdc.quote_identifier(c.name) }},
   {%- endfor %}
   'truncate' as _cdc_op,
   latest._seq as _cdc_seq,
@@ -111,7 +111,7 @@ where latest is not null
     as null, and a table written before per-column orders existed has none (every column then
     counts as written by the row's last change). -#}
 {% macro _scd1_old_sql(old_relation, columns) -%}
-  {%- set q = adapter.quote -%}
+  {%- set q = spark_cdc.quote_identifier -%}
   {%- set order_type = spark_cdc._cdc_order_type() -%}
   {%- if old_relation is not none -%}
     {%- set stored = [] -%}
@@ -218,7 +218,7 @@ folded as (
       case when (_op = 'delete' and {{ pos }} = _last_change and coalesce(map_contains_key(_img, {{ s(c.name) }}), false))
              or (_op != 'delete' and (_present is null or array_contains(_present, {{ s(c.name) }})))
            then {{ pos }} end
-    ) as {{ adapter.quote(c.name ~ '__new') }}
+    ) as {{ spark_cdc.quote_identifier(c.name ~ '__new') }}
     {%- endfor %}
   from live
   group by _k
@@ -232,7 +232,7 @@ folded as (
     column `<col>__src` (which value wins: 0 stored, 1 the batch's, 2 null by a reset) and
     `<col>__ord` (the winner's order). `_same`: nothing of the row changes. -#}
 {% macro _scd1_decide_sql(value_columns) -%}
-  {%- set q = adapter.quote -%}
+  {%- set q = spark_cdc.quote_identifier -%}
 joined as (
   select
     struct(o.*) as o,
@@ -269,7 +269,7 @@ decided as (
 
 {#- The select list of the next state from `decided as d` (see _scd1_decide_sql). -#}
 {% macro _scd1_state_columns_sql(columns, key_columns, cdc_format) -%}
-  {%- set q = adapter.quote -%}
+  {%- set q = spark_cdc.quote_identifier -%}
   {%- set s = spark_cdc._sql_string -%}
   {%- set value_columns = columns | rejectattr('name', 'in', key_columns) | list -%}
   {%- set untouched = "(d.f._k is null and d._trunc is null and not coalesce(d._reset > d._floor and not d.o._cdc_deleted, false))" -%}

@@ -12,7 +12,7 @@
 {%- endmacro %}
 
 {% macro default__scd2_merge_source_sql(batch_sql, touched_relation, columns, key_columns, cdc_format=none, track_columns=none) -%}
-  {%- set q = adapter.quote -%}
+  {%- set q = spark_cdc.quote_identifier -%}
 select
   coalesce(n._cdc_key, o._cdc_key) as _cdc_key,
   {%- for c in spark_cdc._cdc_scd2_state_columns(columns)[1:] %}

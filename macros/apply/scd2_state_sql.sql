@@ -26,7 +26,7 @@
 {%- endmacro %}
 
 {% macro default__scd2_state_sql(batch_sql, old_relation, columns, key_columns, cdc_format=none, track_columns=none) -%}
-  {%- set q = adapter.quote -%}
+  {%- set q = spark_cdc.quote_identifier -%}
   {%- set s = spark_cdc._sql_string -%}
   {%- set marker = s(spark_cdc._truncate_marker_key()) -%}
   {%- set value_columns = columns | rejectattr('name', 'in', key_columns) | list -%}

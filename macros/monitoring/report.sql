@@ -70,7 +70,7 @@
       {%- if kind == 'scd2' -%}
         {%- set meta = spark_cdc._scd2_default_meta_column_names() -%}
         {%- do meta.update(node.config.get('meta_column_names') or {}) -%}
-        {%- set valid_from = adapter.quote(meta['valid_from']) -%}
+        {%- set valid_from = spark_cdc.quote_identifier(meta['valid_from']) -%}
         {%- set rows = spark_cdc._report_rows(
           "select cast(to_date(" ~ valid_from ~ ") as string), cast(count(*) as string) from " ~ relation
           ~ " where to_date(" ~ valid_from ~ ") > (select date_sub(max(to_date(" ~ valid_from ~ ")), " ~ days ~ ") from " ~ relation ~ ")"

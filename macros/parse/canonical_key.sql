@@ -25,6 +25,13 @@
   end
 {%- endmacro %}
 
+{#- SQL boolean: a row image (JSON object text) names a member twice. Spark's readers disagree on
+    which value such an image means (a map keeps both and finds the first; a struct keeps the
+    last), so staging quarantines it (invalid_envelope) rather than pick one. -#}
+{% macro _image_names_a_column_twice(image_text_expr) -%}
+  coalesce(size(json_object_keys({{ image_text_expr }})) != size(array_distinct(json_object_keys({{ image_text_expr }}))), false)
+{%- endmacro %}
+
 {#- SQL expression: the canonical key of a change's before image when it names another key than
     the change (`key_expr`): a primary-key update, which the canonical stream carries as a delete of
     that key at the change's seq (spark_cdc.union_staged). Null when the image is absent, lacks a

@@ -69,8 +69,13 @@ struct<type: string, op: string, before: string, after: string,
         then named_struct('code', 'invalid_envelope', 'detail', 'a fragment needs chunk_id, a non-negative integer index and data')
       when f.record_type = 'fragment' then named_struct('code', 'fragment_buffered', 'detail', cast(null as string))
       when f.source_table is null then named_struct('code', 'missing_source_table', 'detail', cast(null as string))
-      when try_cast(f.source_ts_ns as decimal(38,0)) is null
-        then named_struct('code', 'missing_sequence', 'detail', 'source.ts_ns is missing or not an integer')
+      when f.source_ts_ns is null
+        then named_struct('code', 'missing_sequence', 'detail', 'source.ts_ns is missing')
+      when not {{ spark_cdc._integer_in_range('f.source_ts_ns', 0, '9223372036854775807') }}
+           or (f.record_ts_ns is not null and not {{ spark_cdc._integer_in_range('f.record_ts_ns', 0, '9223372036854775807') }})
+        then named_struct('code', 'invalid_sequence',
+                          'detail', concat('source.ts_ns=', substr(f.source_ts_ns, 1, 40), ', ts_ns=', coalesce(substr(f.record_ts_ns, 1, 40), 'null'),
+                                           ': nanoseconds since the epoch are a non-negative 64-bit integer'))
       when f.record_type = 'chunked' and ((f.j.chunked.before is not null and f.before_ref is null)
                                           or (f.j.chunked.after is not null and f.after_ref is null)
                                           or (f.before_ref is null and f.after_ref is null))
@@ -111,6 +116,9 @@ struct<type: string, op: string, before: string, after: string,
       e -> e.ref is not null)) end as type_hints,
     d.raw_order,
     d.raw_partition,
+    d.raw_relation,
+    d.raw_digest,
+    d.raw_delivery,
     d.raw_value,
     d.raw_key,
     d.ingested_at,
@@ -166,6 +174,8 @@ struct<type: string, op: string, before: string, after: string,
                           'detail', concat('op=', coalesce(substr(k.op_raw, 1, 40), 'null'), ' without an after image'))
       when not (k.op_raw <=> 'd') and k.after_map is null
         then named_struct('code', {{ spark_cdc._sql_string(not_object_reason) }}, 'detail', 'the after image is not a JSON object')
+      when {{ spark_cdc._image_names_a_column_twice('k.after_text') }} or {{ spark_cdc._image_names_a_column_twice('k.before_text') }}
+        then named_struct('code', 'invalid_envelope', 'detail', 'a row image names a column twice (which value it means is undefined)')
       when k.canonical_key is null
         then named_struct('code', 'missing_key',
                           'detail', 'no primary-key value in the image; configure var spark_cdc.tables[<schema.table>].primary_key')
@@ -456,7 +466,8 @@ select
   c.reason_code,
   c.reason_detail,
   cast(null as string) as raw_value,
-  cast(null as string) as raw_key
+  cast(null as string) as raw_key,
+  cast(null as binary) as raw_digest
 from classified as c
 union all
 select
@@ -485,7 +496,8 @@ select
   concat('no chunked record references chunk_id ', substr(o.chunk_id, 1, 100), '; ', o.received,
          ' fragment(s) received, the last at ', o.last_landed_at, ', over {{ max_age }} h ago') as reason_detail,
   cast(null as string) as raw_value,
-  cast(null as string) as raw_key
+  cast(null as string) as raw_key,
+  cast(null as binary) as raw_digest
 from orphans as o
 where o.last_landed_at < {{ cutoff }}
 {%- endif %}

@@ -224,7 +224,9 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
           when d.op_mapped is null then 'unknown_op'
           when d.source_table is null then 'missing_source_table'
           when d.canonical_key is null then 'missing_key'
-          when d.hlc_text is not null and not d.hlc_valid then 'invalid_envelope'
+          when d.hlc_text is not null and not d.hlc_valid then 'invalid_sequence'
+          {#- An HLC is a signed 64-bit wall time (nanoseconds) and a 32-bit logical counter. #}
+          when d.hlc_text is not null and (d.hlc_wall > 9223372036854775807 or d.hlc_logical > 2147483647) then 'invalid_sequence'
           {%- if order_by == 'updated' %}
           when d.hlc_text is null then 'missing_sequence'
           {%- else %}
@@ -272,6 +274,9 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
       f -> struct(f.field, to_json(named_struct('type', f.type, 'name', f.name, 'optional', f.optional, 'parameters', f.parameters))))) as type_hints,
     z.raw_order,
     z.raw_partition,
+    z.raw_relation,
+    z.raw_digest,
+    z.raw_delivery,
     z.raw_value,
     z.raw_key,
     z.ingested_at,
@@ -287,6 +292,7 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
       when 'missing_source_table' then 'no topic, __crdb__.topic, sinkless table or enriched source.table_name; set var spark_cdc.formats.cockroachdb.source_table'
       when 'missing_key' then concat('no primary-key value for ', coalesce(to_json(z.pk_names), 'unknown primary-key columns'),
                                       ' in the key array or image; configure var spark_cdc.tables[<table>].primary_key (in key order)')
+      when 'invalid_sequence' then concat('updated is not an HLC (<wall ns>.<logical>, a 64-bit wall time and a 32-bit logical counter): ', substr(z.hlc_text, 1, 60))
       when 'missing_sequence' then
         {%- if order_by == 'updated' %}
         case when z.is_empty then 'an empty-value message carries no updated HLC; set formats.cockroachdb.order_by: raw_order'

@@ -62,6 +62,7 @@ struct<`schema`: {{ schema_type }}, payload: struct<{{ envelope_fields }}>, {{ e
       from_json(v.e.after, 'map<string, string>') as after_map,
       {%- endif %}
       case when v.e.after is null then v.e.before else v.e.after end as image_text,
+      from_json(v.e.source.sequence, 'array<string>') as sequence_parts,
       transform(
         coalesce(from_json(v.e.source.sequence, 'array<string>'), array()),
         x -> try_cast(x as decimal(38,0))) as lsn_sequence
@@ -97,9 +98,17 @@ struct<`schema`: {{ schema_type }}, payload: struct<{{ envelope_fields }}>, {{ e
         when k.j is null then 'malformed_json'
         when k.j._corrupt is not null and from_json(k.raw_value, 'map<string, string>') is null then 'malformed_json'
         when k.j._corrupt is not null then 'invalid_envelope'
+        when {{ spark_cdc._image_names_a_column_twice('k.e.after') }} or {{ spark_cdc._image_names_a_column_twice('k.e.before') }} then 'invalid_envelope'
         when k.op_raw = 'm' then 'logical_message'
         when k.op_raw is null or k.op_raw not in ('c', 'u', 'd', 'r', 't') then 'unknown_op'
         when k.source_table is null then 'missing_source_table'
+        {#- An LSN is an unsigned 64-bit integer: any other value (negative, fractional, not a number,
+            beyond 2^64 - 1) would order the change wrongly, never by landing order instead. #}
+        when k.e.source.lsn is not null and not {{ spark_cdc._integer_in_range('k.e.source.lsn', 0, '18446744073709551615') }} then 'invalid_sequence'
+        when k.e.source.sequence is not null
+             and not coalesce(size(k.sequence_parts) = 2
+                              and forall(k.sequence_parts, x -> x is null or {{ spark_cdc._integer_in_range('x', 0, '18446744073709551615') }}), false)
+          then 'invalid_sequence'
       end as early_reason
     from debezium_key_values as k
   ),
@@ -147,6 +156,9 @@ struct<`schema`: {{ schema_type }}, payload: struct<{{ envelope_fields }}>, {{ e
       f -> struct(f.field, to_json(named_struct('type', f.type, 'name', f.name, 'parameters', f.parameters))))) as type_hints,
     d.raw_order,
     d.raw_partition,
+    d.raw_relation,
+    d.raw_digest,
+    d.raw_delivery,
     d.raw_value,
     d.raw_key,
     d.ingested_at,
@@ -156,9 +168,12 @@ struct<`schema`: {{ schema_type }}, payload: struct<{{ envelope_fields }}>, {{ e
     d.reason_code,
     case d.reason_code
       when 'unknown_op' then concat('op=', coalesce(substr(d.op_raw, 1, 40), 'null'))
-      when 'invalid_envelope' then 'an envelope field has the wrong JSON type'
+      when 'invalid_envelope' then case when d.j._corrupt is null then 'a row image names a column twice (which value it means is undefined)'
+                                        else 'an envelope field has the wrong JSON type' end
       when 'payload_too_large' then {{ spark_cdc._payload_too_large_detail('d.raw_value') }}
       when 'missing_key' then 'no primary-key value in after/before image or message key; configure var spark_cdc.tables[<schema.table>].primary_key'
+      when 'invalid_sequence' then concat('source.lsn=', coalesce(substr(d.e.source.lsn, 1, 40), 'null'), ', source.sequence=',
+                                          coalesce(substr(d.e.source.sequence, 1, 80), 'null'), ': an LSN is an unsigned 64-bit integer')
     end as reason_detail
   from debezium_classified as d
 {%- endmacro %}

@@ -213,9 +213,14 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
         when c.operation != 'DELETE' and c.data_map is null then 'invalid_envelope'
         when c.operation = 'DELETE' and c.image_map is null then 'invalid_envelope'
         when c.m.beforeData is not null and c.before_data_map is null then 'invalid_envelope'
+        when {{ spark_cdc._image_names_a_column_twice('c.m.data') }} or {{ spark_cdc._image_names_a_column_twice('c.m.beforeData') }} then 'invalid_envelope'
         when not c.masks_valid then 'invalid_envelope'
         when c.source_table is null then 'missing_source_table'
-        when c.operation != 'REFRESH' and not coalesce(c.change_sequence rlike '^[0-9]{1,38}$', false) then 'missing_sequence'
+        when c.operation != 'REFRESH' and c.change_sequence is null then 'missing_sequence'
+        {#- changeSequence is Replicate's 35-digit position; transactionEventCounter a count. #}
+        when c.operation != 'REFRESH' and not coalesce(c.change_sequence rlike '^[0-9]{1,35}$', false) then 'invalid_sequence'
+        when c.operation != 'REFRESH' and nullif(trim(c.m.headers.transactionEventCounter), '') is not null
+             and not {{ spark_cdc._integer_in_range('c.m.headers.transactionEventCounter', 0, '18446744073709551615') }} then 'invalid_sequence'
         when c.md is null and (c.change_mask is not null or c.column_mask is not null or c.configured_pk is null) then 'missing_metadata'
         when c.canonical_key is null then 'missing_key'
       end as reason_code
@@ -287,6 +292,9 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
     end as type_hints,
     q.raw_order,
     q.raw_partition,
+    q.raw_relation,
+    q.raw_digest,
+    q.raw_delivery,
     q.raw_value,
     q.raw_key,
     q.ingested_at,
@@ -305,10 +313,14 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
           when q.message_type is null or q.message_type != 'DT' then concat('message type=', coalesce(substr(q.j.type, 1, 20), 'null'))
           when q.m.headers is null then 'data message without headers'
           when not q.masks_valid then 'changeMask/columnMask is not a hex string of at most {{ max_mask_digits }} digits'
+          when {{ spark_cdc._image_names_a_column_twice('q.m.data') }} or {{ spark_cdc._image_names_a_column_twice('q.m.beforeData') }} then 'a row image names a column twice (which value it means is undefined)'
           else 'row image (data/beforeData) missing or not a JSON object'
         end
       when 'missing_source_table' then 'the message names no table; set var spark_cdc.formats.qlik_replicate.source_table'
       when 'missing_sequence' then concat('changeSequence=', coalesce(substr(q.m.headers.changeSequence, 1, 60), 'null'))
+      when 'invalid_sequence' then concat('changeSequence=', coalesce(substr(q.m.headers.changeSequence, 1, 60), 'null'),
+        ', transactionEventCounter=', coalesce(substr(q.m.headers.transactionEventCounter, 1, 40), 'null'),
+        ': changeSequence is up to 35 digits, transactionEventCounter a non-negative integer')
       when 'missing_metadata' then concat('no metadata message of ', q.source_table,
         ' has the columns of this message; retried by stg_cdc__qlik_replicate_retried when it arrives')
       when 'missing_key' then 'no primary-key value: metadata has no primaryKeyPosition and var spark_cdc.tables[<schema.table>].primary_key is not set, or a key column is null'

@@ -123,10 +123,14 @@ struct<key: array<variant>, `update`: {{ image }}, `reset`: {{ image }}, erase: 
         when c.is_debezium and (c.op_raw is null or c.op_raw not in ('c', 'u', 'd', 'r')) then 'unknown_op'
         when not c.is_debezium and c.json_op_flags = 0 then 'unknown_op'
         when not c.is_debezium and c.json_op_flags > 1 then 'invalid_envelope'
+        when size(map_keys(c.new_image)) != size(array_distinct(map_keys(c.new_image)))
+          or size(map_keys(c.old_image)) != size(array_distinct(map_keys(c.old_image))) then 'invalid_envelope'
+        when not c.is_debezium and c.j.ts is not null and size(c.j.ts) != 2 then 'invalid_envelope'
+        {#- A virtual timestamp is two unsigned 64-bit integers (step, txId). #}
         when not c.is_debezium and c.j.ts is not null
-             and (size(c.j.ts) != 2 or exists(c.j.ts, x -> try_cast(x as decimal(38,0)) is null)) then 'invalid_envelope'
-        when c.is_debezium and ((c.vt_step is not null and try_cast(c.vt_step as decimal(38,0)) is null)
-                                or (c.vt_tx is not null and try_cast(c.vt_tx as decimal(38,0)) is null)) then 'invalid_envelope'
+             and exists(c.j.ts, x -> not {{ spark_cdc._integer_in_range('x', 0, '18446744073709551615') }}) then 'invalid_sequence'
+        when c.is_debezium and ((c.vt_step is not null and not {{ spark_cdc._integer_in_range('c.vt_step', 0, '18446744073709551615') }})
+                                or (c.vt_tx is not null and not {{ spark_cdc._integer_in_range('c.vt_tx', 0, '18446744073709551615') }})) then 'invalid_sequence'
         when not c.is_debezium and c.j.key is null then 'missing_key'
         when not c.is_debezium and size(c.j.key) != {{ pk | length }} then 'missing_key'
         when c.canonical_key is null then 'missing_key'
@@ -187,6 +191,9 @@ struct<key: array<variant>, `update`: {{ image }}, `reset`: {{ image }}, erase: 
     {{ type_hints }} as type_hints,
     d.raw_order,
     d.raw_partition,
+    d.raw_relation,
+    d.raw_digest,
+    d.raw_delivery,
     d.raw_value,
     d.raw_key,
     d.ingested_at,
@@ -199,6 +206,8 @@ struct<key: array<variant>, `update`: {{ image }}, `reset`: {{ image }}, erase: 
       when 'unknown_op' then concat('op=', coalesce(substr(d.op_raw, 1, 40), 'null (no update, reset or erase field)'))
       when 'invalid_envelope' then case
         when d.json_op_flags > 1 then 'more than one of update, reset, erase'
+        when size(map_keys(d.new_image)) != size(array_distinct(map_keys(d.new_image)))
+          or size(map_keys(d.old_image)) != size(array_distinct(map_keys(d.old_image))) then 'a row image names a column twice (which value it means is undefined)'
         when d.j._corrupt is null then 'ts, step or txId is not a number pair'
         else 'an envelope field has the wrong JSON type' end
       when 'malformed_json' then case when d.raw_value is null or trim(d.raw_value) = ''
@@ -213,6 +222,8 @@ struct<key: array<variant>, `update`: {{ image }}, `reset`: {{ image }}, erase: 
         concat('configure var spark_cdc.tables[', {{ table_lit }}, '].primary_key (key columns in declared order)')
       {%- endif %}
       when 'missing_sequence' then 'no virtual timestamp and no raw order value'
+      when 'invalid_sequence' then concat('step=', coalesce(substr(d.vt_step, 1, 40), 'null'), ', txId=', coalesce(substr(d.vt_tx, 1, 40), 'null'),
+                                          ': a virtual timestamp is two unsigned 64-bit integers')
     end as reason_detail
   from ydb_classified as d
 {%- endmacro %}

@@ -19,36 +19,40 @@
     {%- endfor -%}
   {%- endfor -%}
   {%- for model_name, relation in parts %}
-select {{ columns | join(', ') }}
+select {% for c in columns %}{{ spark_cdc._key_change_delete_column(c) if record_status == 'change' else c }}{{ ', ' if not loop.last }}{% endfor %}
 from {{ relation }} as s
     {%- if record_status == 'quarantined' and model_name in retried_by %}
 left anti join {{ ref(retried_by[model_name]) }} as r
-  on r.raw_ref.partition <=> s.raw_ref.partition
+  on r.raw_ref.relation = s.raw_ref.relation
+ and r.raw_ref.partition <=> s.raw_ref.partition
  and r.raw_ref.order <=> s.raw_ref.order
  and (s.raw_ref.order is not null or r.raw_value <=> s.raw_value)
     {%- endif %}
-where record_status = {{ spark_cdc._sql_string(record_status) }}
     {%- if record_status == 'change' %}
-union all
-select {% for c in columns %}{{ spark_cdc._key_change_delete_column(c) }}{{ ', ' if not loop.last }}{% endfor %}
-from {{ relation }} as s
-where record_status = 'change' and before_key is not null
+{#- One read of the model: a key change's row is generated twice (the second time as the delete). #}
+lateral view explode(case when before_key is not null then array(false, true) else array(false) end) kc as _key_change_delete
     {%- endif %}
+where record_status = {{ spark_cdc._sql_string(record_status) }}
     {% if not loop.last %}union all{% endif %}
   {%- endfor %}
 {%- endmacro %}
 
-{#- One column of the delete a primary-key update implies (see union_staged). -#}
+{#- One column of a staged change row: for the delete a primary-key update implies (the row's
+    `_key_change_delete` copy, see union_staged), the delete's value. -#}
 {% macro _key_change_delete_column(column) -%}
   {%- set derived = {
       'op': "'delete'",
-      'key': 'before_key',
+      'key': 's.before_key',
       'before_key': 'cast(null as string)',
       'after': 'cast(null as string)',
       'present_columns': 'cast(null as array<string>)',
       'changed_columns': 'cast(null as array<string>)',
   } -%}
-  {%- if column in derived -%}{{ derived[column] }} as {{ column }}{%- else -%}{{ column }}{%- endif -%}
+  {%- if column in derived -%}
+  case when _key_change_delete then {{ derived[column] }} else s.{{ column }} end as {{ column }}
+  {%- else -%}
+  s.{{ column }}
+  {%- endif -%}
 {%- endmacro %}
 
 {#- The staging models whose rows a format contributes to the canonical stream (all shaped like

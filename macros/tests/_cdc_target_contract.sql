@@ -49,10 +49,15 @@ Fix: attach the {{ 'scd2_' if node_materialization == 'cdc_scd2' else 'scd1_' }}
   {%- endfor -%}
 
   {%- set unique_key = overrides.get('unique_key') or node_config.get('unique_key') -%}
+  {#- A target without unique_key keys by its source table's configured primary_key. -#}
+  {%- set source_table = overrides.get('source_table') or node_config.get('source_table') -%}
+  {%- if not unique_key and is_cdc and source_table -%}
+    {%- set unique_key = spark_cdc.table_config(source_table).get('primary_key') -%}
+  {%- endif -%}
   {%- if execute and not unique_key -%}
     {% set msg %}
 spark_cdc: test {{ test_name }} on model '{{ model_name }}' has no key: the model sets no unique_key{{ '' if is_cdc else " (it is not a cdc_scd1/cdc_scd2 model)" }}.
-Fix: pass the test's argument unique_key (a column name or a list of them).
+Fix: pass the test's argument unique_key (a column name or a list of them), or configure var('spark_cdc').tables['<source_table>'].primary_key.
     {% endset %}
     {{ exceptions.raise_compiler_error(msg | trim) }}
   {%- endif -%}
@@ -109,6 +114,12 @@ Fix: pass the test's argument unique_key (a column name or a list of them).
   {%- if 'spark_cdc.consumed_through' not in props -%}{{ return('true') }}{%- endif -%}
   {%- set consumed = props['spark_cdc.consumed_through'] -%}
   {{ return('cdc_loaded_at <= timestamp ' ~ spark_cdc._sql_string(consumed) if consumed else 'false') }}
+{%- endmacro %}
+
+{#- The target's rejected-changes table (see _cdc_screen_batch), or none when it has none. -#}
+{% macro _cdc_target_contract_rejected(relation) -%}
+  {%- if not execute -%}{{ return(none) }}{%- endif -%}
+  {{ return(adapter.get_relation(database=relation.database, schema=relation.schema, identifier=relation.identifier ~ '__cdc_rejected')) }}
 {%- endmacro %}
 
 {#- True when `relation` exists in the catalog. -#}
@@ -173,12 +184,17 @@ Fix: pass the test's argument changes= a model that selects the target's input w
     key ended by a truncate, that truncate's). Two changes at the latest sequence that disagree on
     deleting (a sequence_by tie across runs) leave `_gone`/`_live`/`_expected_*` undecided (false/null). -#}
 {% macro _cdc_target_contract_stream_ctes(s, model, changes) -%}
-  {%- set q = adapter.quote -%}
   {%- set seq_expr = spark_cdc._cdc_target_contract_seq_expr(s, changes) -%}
   {%- set types = spark_cdc._cdc_target_contract_types(s, model, s['key_columns'], 'unique_key') %}
+{%- set rejected = spark_cdc._cdc_target_contract_rejected(model) %}
 _cdc_contract_changes as (
   select key as _k, {{ seq_expr }} as _seq, {{ spark_cdc.change_order_key(seq_expr) }} as _ord, op as _op, {{ spark_cdc._cdc_with_configured_hints('type_hints', 'source_table') }} as _hints
   from {{ changes }}
+  {%- if rejected is not none %}
+  {#- Changes the target quarantined (its __cdc_rejected table) are not its to apply. #}
+  left anti join (select key as _rejected_key, seq as _rejected_seq from {{ rejected }}) as _r
+    on key <=> _r._rejected_key and {{ seq_expr }} <=> _r._rejected_seq
+  {%- endif %}
   where {{ spark_cdc._cdc_batch_filter(s['source_table'], s['cdc_format'], s['truncate_handling'] == 'apply') }}
     and {{ spark_cdc._cdc_target_contract_consumed(model) }}
 ),
@@ -208,7 +224,7 @@ _cdc_contract_keys as (
 _cdc_contract_stream as (
   select
     {%- for c in s['key_columns'] %}
-    {{ spark_cdc.decode_value("try_element_at(" ~ spark_cdc.json_text_map('k._k') ~ ", " ~ spark_cdc._sql_string(c) ~ ")", types[c | lower], 'try_element_at(k._hints, ' ~ spark_cdc._sql_string(c) ~ ')', s['cdc_format']) }} as {{ q(c) }},
+    {{ spark_cdc.decode_value("try_element_at(" ~ spark_cdc.json_text_map('k._k') ~ ", " ~ spark_cdc._sql_string(c) ~ ")", types[c | lower], 'try_element_at(k._hints, ' ~ spark_cdc._sql_string(c) ~ ')', s['cdc_format']) }} as {{ spark_cdc.quote_identifier(c) }},
     {%- endfor %}
     k._k,
     k._last_ord,
@@ -229,14 +245,14 @@ _cdc_contract_stream as (
 {#- Null-safe join condition on the key columns between aliases `left` and `right`. -#}
 {% macro _cdc_target_contract_key_join(s, left, right) -%}
   {%- for c in s['key_columns'] -%}
-    {{ left }}.{{ adapter.quote(c) }} <=> {{ right }}.{{ adapter.quote(c) }}{{ ' and ' if not loop.last }}
+    {{ left }}.{{ spark_cdc.quote_identifier(c) }} <=> {{ right }}.{{ spark_cdc.quote_identifier(c) }}{{ ' and ' if not loop.last }}
   {%- endfor -%}
 {%- endmacro %}
 
 {#- The key columns, quoted, each prefixed with `alias.`, comma separated. -#}
 {% macro _cdc_target_contract_keys(s, alias=none) -%}
   {%- for c in s['key_columns'] -%}
-    {{ alias ~ '.' if alias }}{{ adapter.quote(c) }}{{ ', ' if not loop.last }}
+    {{ alias ~ '.' if alias }}{{ spark_cdc.quote_identifier(c) }}{{ ', ' if not loop.last }}
   {%- endfor -%}
 {%- endmacro %}
 

@@ -33,7 +33,6 @@ Fix: set the test argument measure (or var('spark_cdc').contracts.lag_measure).
     {% endset %}
     {{ exceptions.raise_compiler_error(msg | trim) }}
   {%- endif -%}
-  {%- set q = adapter.quote -%}
 
 with latest as (
   select *
@@ -54,10 +53,10 @@ measured as (
         earlier one: landing follows processing, loading follows landing). #}
     case
       {%- for m in measures %}
-      when {{ q(m ~ '_lag_ms_max') }} is not null then {{ spark_cdc._sql_string(m) }}
+      when {{ spark_cdc.quote_identifier(m ~ '_lag_ms_max') }} is not null then {{ spark_cdc._sql_string(m) }}
       {%- endfor %}
     end as measure,
-    coalesce({% for m in measures %}{{ q(m ~ '_lag_ms_max') }}{{ ', ' if not loop.last }}{% endfor %}) as lag_ms
+    coalesce({% for m in measures %}{{ spark_cdc.quote_identifier(m ~ '_lag_ms_max') }}{{ ', ' if not loop.last }}{% endfor %}) as lag_ms
   from latest
 ),
 

@@ -13,7 +13,6 @@
         'unique_key': unique_key, 'source_table': source_table, 'cdc_format': cdc_format,
         'delete_handling': delete_handling, 'truncate_handling': truncate_handling,
         'meta_column_names': meta_column_names, 'sequence_by': sequence_by}) -%}
-  {%- set q = adapter.quote -%}
   {#- The stream first: its checks (sequence_by, key columns) explain a misuse best. -#}
   {%- set stream = spark_cdc._cdc_target_contract_stream_ctes(s, model, changes) -%}
   {%- do spark_cdc._cdc_target_contract_types(s, model, [s['meta']['seq']], "meta_column_names.seq") %}
@@ -23,15 +22,15 @@ with
 _cdc_contract_target as (
   select
     {{ spark_cdc._cdc_target_contract_keys(s) }},
-    {{ q(s['meta']['seq']) }} as _stored_seq,
-    {{ spark_cdc.change_order_key(q(s['meta']['seq'])) }} as _stored_ord
+    {{ spark_cdc.quote_identifier(s['meta']['seq']) }} as _stored_seq,
+    {{ spark_cdc.change_order_key(spark_cdc.quote_identifier(s['meta']['seq'])) }} as _stored_ord
   from {{ model }}
 ),
 
 _cdc_contract_checked as (
   select
     {%- for c in s['key_columns'] %}
-    coalesce(t.{{ q(c) }}, s.{{ q(c) }}) as {{ q(c) }},
+    coalesce(t.{{ spark_cdc.quote_identifier(c) }}, s.{{ spark_cdc.quote_identifier(c) }}) as {{ spark_cdc.quote_identifier(c) }},
     {%- endfor %}
     case
       when t._stored_ord is null then case when s._live then 'missing' end

@@ -12,7 +12,6 @@
         'unique_key': unique_key, 'source_table': source_table, 'cdc_format': cdc_format,
         'delete_handling': delete_handling, 'truncate_handling': truncate_handling,
         'meta_column_names': meta_column_names, 'sequence_by': sequence_by}) -%}
-  {%- set q = adapter.quote -%}
   {#- The stream first: its checks (sequence_by, key columns) explain a misuse best. -#}
   {%- set stream = spark_cdc._cdc_target_contract_stream_ctes(s, model, changes) -%}
   {%- set flag = s['delete_handling'] == 'flag' -%}
@@ -23,8 +22,8 @@ with
 _cdc_contract_target as (
   select
     {{ spark_cdc._cdc_target_contract_keys(s) }},
-    {{ q(s['meta']['seq']) }} as _stored_seq,
-    {% if flag %}coalesce({{ q(s['meta']['deleted']) }}, false){% else %}false{% endif %} as _flagged
+    {{ spark_cdc.quote_identifier(s['meta']['seq']) }} as _stored_seq,
+    {% if flag %}coalesce({{ spark_cdc.quote_identifier(s['meta']['deleted']) }}, false){% else %}false{% endif %} as _flagged
   from {{ model }}
 ),
 

@@ -12,6 +12,6 @@ from {{ model }}
 group by {{ keys }}
 having count(*) > 1
   {%- for c in s['key_columns'] %}
-  or {{ adapter.quote(c) }} is null
+  or {{ spark_cdc.quote_identifier(c) }} is null
   {%- endfor %}
 {% endmacro %}

@@ -11,21 +11,20 @@
 {% macro default__test_scd2_contiguous_versions(model, unique_key=none, delete_handling=none, meta_column_names=none) %}
   {%- set s = spark_cdc._cdc_target_contract_settings('scd2_contiguous_versions', model, 'cdc_scd2',
                 {'unique_key': unique_key, 'delete_handling': delete_handling, 'meta_column_names': meta_column_names}) -%}
-  {%- set q = adapter.quote -%}
   {%- set m = s['meta'] -%}
   {%- set invalidate = s['delete_handling'] == 'invalidate' -%}
   {%- set keys = spark_cdc._cdc_target_contract_keys(s) %}
 with _cdc_contract_versions as (
   select
     {{ keys }},
-    {{ q(m['valid_from_seq']) }} as valid_from_seq,
-    {{ q(m['valid_to_seq']) }} as valid_to_seq,
-    {{ q(m['valid_from']) }} as valid_from,
-    {{ q(m['valid_to']) }} as valid_to,
-    case when {{ q(m['valid_to_seq']) }} is not null then {{ spark_cdc.change_order_key(q(m['valid_to_seq'])) }} end as _to_ord,
-    lead({{ q(m['valid_from_seq']) }}) over (partition by {{ keys }} order by {{ spark_cdc.change_order_key(q(m['valid_from_seq'])) }}) as next_valid_from_seq,
-    lead({{ q(m['valid_from']) }}) over (partition by {{ keys }} order by {{ spark_cdc.change_order_key(q(m['valid_from_seq'])) }}) as next_valid_from,
-    lead(true, 1, false) over (partition by {{ keys }} order by {{ spark_cdc.change_order_key(q(m['valid_from_seq'])) }}) as _has_next
+    {{ spark_cdc.quote_identifier(m['valid_from_seq']) }} as valid_from_seq,
+    {{ spark_cdc.quote_identifier(m['valid_to_seq']) }} as valid_to_seq,
+    {{ spark_cdc.quote_identifier(m['valid_from']) }} as valid_from,
+    {{ spark_cdc.quote_identifier(m['valid_to']) }} as valid_to,
+    case when {{ spark_cdc.quote_identifier(m['valid_to_seq']) }} is not null then {{ spark_cdc.change_order_key(spark_cdc.quote_identifier(m['valid_to_seq'])) }} end as _to_ord,
+    lead({{ spark_cdc.quote_identifier(m['valid_from_seq']) }}) over (partition by {{ keys }} order by {{ spark_cdc.change_order_key(spark_cdc.quote_identifier(m['valid_from_seq'])) }}) as next_valid_from_seq,
+    lead({{ spark_cdc.quote_identifier(m['valid_from']) }}) over (partition by {{ keys }} order by {{ spark_cdc.change_order_key(spark_cdc.quote_identifier(m['valid_from_seq'])) }}) as next_valid_from,
+    lead(true, 1, false) over (partition by {{ keys }} order by {{ spark_cdc.change_order_key(spark_cdc.quote_identifier(m['valid_from_seq'])) }}) as _has_next
   from {{ model }}
 ),
 

@@ -11,7 +11,6 @@
                 {'unique_key': unique_key, 'meta_column_names': meta_column_names}) -%}
   {%- set s1 = spark_cdc._cdc_target_contract_settings(name, scd1_model, 'cdc_scd1',
                 {'unique_key': s['key_columns'], 'meta_column_names': scd1_meta_column_names, 'argument': 'scd1_model'}) -%}
-  {%- set q = adapter.quote -%}
   {%- set m = s['meta'] -%}
   {%- set keys = s['key_columns'] | map('lower') | list -%}
   {%- set scd1_columns = {} -%}
@@ -36,21 +35,21 @@
 with _cdc_contract_scd2 as (
   select *
   from {{ model }}
-  where {{ q(m['is_current']) }} and not coalesce({{ q(m['is_deleted']) }}, false)
+  where {{ spark_cdc.quote_identifier(m['is_current']) }} and not coalesce({{ spark_cdc.quote_identifier(m['is_deleted']) }}, false)
 ),
 
 _cdc_contract_scd1 as (
   select *
   from {{ scd1_model }}
   {%- if flagged %}
-  where not coalesce({{ q(deleted) }}, false)
+  where not coalesce({{ spark_cdc.quote_identifier(deleted) }}, false)
   {%- endif %}
 ),
 
 _cdc_contract_checked as (
   select
     {%- for c in s['key_columns'] %}
-    coalesce(h.{{ q(c) }}, c.{{ q(c) }}) as {{ q(c) }},
+    coalesce(h.{{ spark_cdc.quote_identifier(c) }}, c.{{ spark_cdc.quote_identifier(c) }}) as {{ spark_cdc.quote_identifier(c) }},
     {%- endfor %}
     case
       when c._cdc_contract_row is null then 'missing_in_scd1'
@@ -59,7 +58,7 @@ _cdc_contract_checked as (
     {%- if compared %}
     filter(array(
       {%- for col in compared %}
-      case when not (h.{{ q(col) }} <=> c.{{ q(col) }}) then {{ spark_cdc._sql_string(col) }} end{{ ',' if not loop.last }}
+      case when not (h.{{ spark_cdc.quote_identifier(col) }} <=> c.{{ spark_cdc.quote_identifier(col) }}) then {{ spark_cdc._sql_string(col) }} end{{ ',' if not loop.last }}
       {%- endfor %}
     ), x -> x is not null) as differing_columns
     {%- else %}

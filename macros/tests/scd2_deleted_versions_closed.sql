@@ -12,7 +12,6 @@
   {%- set s = spark_cdc._cdc_target_contract_settings('scd2_deleted_versions_closed', model, 'cdc_scd2', {
         'unique_key': unique_key, 'source_table': source_table, 'cdc_format': cdc_format,
         'truncate_handling': truncate_handling, 'meta_column_names': meta_column_names, 'sequence_by': sequence_by}) -%}
-  {%- set q = adapter.quote -%}
   {%- set m = s['meta'] %}
 with
 {{ spark_cdc._cdc_target_contract_stream_ctes(s, model, changes) }}
@@ -20,10 +19,10 @@ with
 _cdc_contract_current as (
   select
     {{ spark_cdc._cdc_target_contract_keys(s) }},
-    {{ q(m['valid_from_seq']) }} as _valid_from_seq,
-    {{ q(m['op']) }} as _op
+    {{ spark_cdc.quote_identifier(m['valid_from_seq']) }} as _valid_from_seq,
+    {{ spark_cdc.quote_identifier(m['op']) }} as _op
   from {{ model }}
-  where {{ q(m['is_current']) }} and not coalesce({{ q(m['is_deleted']) }}, false)
+  where {{ spark_cdc.quote_identifier(m['is_current']) }} and not coalesce({{ spark_cdc.quote_identifier(m['is_deleted']) }}, false)
 )
 
 select

@@ -10,7 +10,7 @@
   {%- set keys = spark_cdc._cdc_target_contract_keys(s) %}
 select {{ keys }}, count(*) as current_versions
 from {{ model }}
-where {{ adapter.quote(s['meta']['is_current']) }}
+where {{ spark_cdc.quote_identifier(s['meta']['is_current']) }}
 group by {{ keys }}
 having count(*) > 1
 {% endmacro %}

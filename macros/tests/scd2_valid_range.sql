@@ -12,26 +12,25 @@
 {% macro default__test_scd2_valid_range(model, unique_key=none, meta_column_names=none, valid_to_current=none) %}
   {%- set s = spark_cdc._cdc_target_contract_settings('scd2_valid_range', model, 'cdc_scd2',
                 {'unique_key': unique_key, 'meta_column_names': meta_column_names, 'valid_to_current': valid_to_current}) -%}
-  {%- set q = adapter.quote -%}
   {%- set m = s['meta'] -%}
   {%- set end_of_time = ('cast(' ~ s['valid_to_current'] ~ ' as timestamp)') if s['valid_to_current'] else 'cast(null as timestamp)' %}
 with _cdc_contract_checked as (
   select
     {{ spark_cdc._cdc_target_contract_keys(s) }},
     case
-      when {{ q(m['valid_from_seq']) }} is null then 'no_valid_from_seq'
-      when {{ q(m['valid_to_seq']) }} is null and not coalesce({{ q(m['is_current']) }}, false) then 'open_but_not_current'
-      when {{ q(m['valid_to_seq']) }} is null and not ({{ q(m['valid_to']) }} <=> {{ end_of_time }}) then 'current_valid_to_not_valid_to_current'
-      when {{ q(m['valid_to_seq']) }} is null then null
-      when coalesce({{ q(m['is_current']) }}, true) then 'closed_but_current'
-      when {{ spark_cdc.change_order_key(q(m['valid_from_seq'])) }} >= {{ spark_cdc.change_order_key(q(m['valid_to_seq'])) }} then 'valid_from_seq_not_before_valid_to_seq'
-      when {{ q(m['valid_from']) }} > {{ q(m['valid_to']) }} then 'valid_from_after_valid_to'
+      when {{ spark_cdc.quote_identifier(m['valid_from_seq']) }} is null then 'no_valid_from_seq'
+      when {{ spark_cdc.quote_identifier(m['valid_to_seq']) }} is null and not coalesce({{ spark_cdc.quote_identifier(m['is_current']) }}, false) then 'open_but_not_current'
+      when {{ spark_cdc.quote_identifier(m['valid_to_seq']) }} is null and not ({{ spark_cdc.quote_identifier(m['valid_to']) }} <=> {{ end_of_time }}) then 'current_valid_to_not_valid_to_current'
+      when {{ spark_cdc.quote_identifier(m['valid_to_seq']) }} is null then null
+      when coalesce({{ spark_cdc.quote_identifier(m['is_current']) }}, true) then 'closed_but_current'
+      when {{ spark_cdc.change_order_key(spark_cdc.quote_identifier(m['valid_from_seq'])) }} >= {{ spark_cdc.change_order_key(spark_cdc.quote_identifier(m['valid_to_seq'])) }} then 'valid_from_seq_not_before_valid_to_seq'
+      when {{ spark_cdc.quote_identifier(m['valid_from']) }} > {{ spark_cdc.quote_identifier(m['valid_to']) }} then 'valid_from_after_valid_to'
     end as problem,
-    {{ q(m['valid_from_seq']) }} as valid_from_seq,
-    {{ q(m['valid_to_seq']) }} as valid_to_seq,
-    {{ q(m['valid_from']) }} as valid_from,
-    {{ q(m['valid_to']) }} as valid_to,
-    {{ q(m['is_current']) }} as is_current
+    {{ spark_cdc.quote_identifier(m['valid_from_seq']) }} as valid_from_seq,
+    {{ spark_cdc.quote_identifier(m['valid_to_seq']) }} as valid_to_seq,
+    {{ spark_cdc.quote_identifier(m['valid_from']) }} as valid_from,
+    {{ spark_cdc.quote_identifier(m['valid_to']) }} as valid_to,
+    {{ spark_cdc.quote_identifier(m['is_current']) }} as is_current
   from {{ model }}
 )
 

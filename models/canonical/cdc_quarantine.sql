@@ -1,5 +1,7 @@
 {#- Every rejected record, with a stable reason code; the run goes on without it. Besides the
-    records staging rejected, every change in a sequence conflict (reason sequence_conflict). -#}
+    records staging rejected, every change in a sequence conflict (reason sequence_conflict) and every
+    change a CDC target could not apply faithfully (its `<model>__cdc_rejected` table: type_mismatch,
+    unrepresentable_key, unstorable_partition_value). -#}
 {{ config(enabled=(spark_cdc.enabled_formats() | length > 0)) }}
 {{ spark_cdc.union_staged('quarantined', [
     'cdc_format', 'source_table', 'reason_code', 'reason_detail', 'raw_value', 'raw_key', 'raw_ref',
@@ -20,3 +22,8 @@ select
   cdc_loaded_at
 from {{ ref('cdc_sequence_conflicts') }}
 where row_kind = 'conflict'
+{%- for relation in spark_cdc._cdc_rejected_relations() %}
+union all
+select cdc_format, source_table, reason_code, reason_detail, raw_value, raw_key, raw_ref, ingested_at, cdc_loaded_at
+from {{ relation }}
+{%- endfor %}

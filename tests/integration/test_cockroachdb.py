@@ -376,7 +376,8 @@ def test_bad_records_get_reason_codes_and_the_run_goes_on(project: DbtProject, s
         {
             "malformed_json": 2,
             "payload_too_large": 1,
-            "invalid_envelope": 4,
+            "invalid_envelope": 3,
+            "invalid_sequence": 1,
             "missing_sequence": 1,
             "missing_key": 1,
             "unknown_op": 1,
@@ -394,9 +395,14 @@ def test_bad_records_get_reason_codes_and_the_run_goes_on(project: DbtProject, s
     assert details == {
         "unexpected field(s) for the wrapped envelope: a,b",
         "after/before is not a JSON object or null",
-        "updated is not an HLC: 1.5e3",
         "resolved is not an HLC: soon",
     }
+    invalid = project.rows(
+        f"select reason_detail from `{schema}`.cdc_quarantine where reason_code = 'invalid_sequence'"
+    )
+    assert [r["reason_detail"] for r in invalid] == [
+        "updated is not an HLC (<wall ns>.<logical>, a 64-bit wall time and a 32-bit logical counter): 1.5e3"
+    ]
     quarantined = project.rows(f"select raw_value, raw_ref from `{schema}`.cdc_quarantine")
     assert all(q["raw_value"] is not None and q["raw_ref"]["order"] is not None for q in quarantined)
 

@@ -66,7 +66,7 @@ Fix: run once with --full-refresh after changing file_format or partition_by (sw
         if c.name | lower not in existing -%}{%- do missing.append(c) -%}{%- endfor -%}
   {%- if missing -%}
     {%- call statement('cdc_add_columns') -%}
-      alter table {{ state_relation }} add columns ({% for c in missing %}{{ adapter.quote(c.name) }} {{ c.data_type }}{{ ', ' if not loop.last }}{% endfor %})
+      alter table {{ state_relation }} add columns ({% for c in missing %}{{ spark_cdc.quote_identifier(c.name) }} {{ c.data_type }}{{ ', ' if not loop.last }}{% endfor %})
     {%- endcall -%}
   {%- endif -%}
 {%- endmacro %}
@@ -77,7 +77,7 @@ Fix: run once with --full-refresh after changing file_format or partition_by (sw
 {% macro _cdc_touched_state_view(target_relation, state_relation, batch_sql, partition_filter=none) -%}
   {%- set name = target_relation.identifier ~ '__cdc_touched' -%}
   {%- call statement('cdc_touched') -%}
-    create or replace temporary view {{ adapter.quote(name) }} as
+    create or replace temporary view {{ spark_cdc.quote_identifier(name) }} as
     {{ spark_cdc._cdc_touched_state_sql(batch_sql, state_relation, partition_filter) }}
   {%- endcall -%}
   {{ return(api.Relation.create(identifier=name, type='view')) }}

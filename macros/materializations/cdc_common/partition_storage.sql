@@ -68,19 +68,19 @@
 {#- Comma-separated quoted partition columns of a partitioned target, optionally qualified with a table
     alias. -#}
 {% macro _cdc_parts_cols(cfg, alias) -%}
-  {%- for p in cfg['partition_by'] -%}{{ alias ~ '.' if alias }}{{ adapter.quote(p) }}{{ ', ' if not loop.last }}{%- endfor -%}
+  {%- for p in cfg['partition_by'] -%}{{ alias ~ '.' if alias }}{{ spark_cdc.quote_identifier(p) }}{{ ', ' if not loop.last }}{%- endfor -%}
 {%- endmacro %}
 
 {#- A partition spec (`p = 'v'`, `p = null`) from partition values read as text. -#}
 {% macro _cdc_parts_spec(cfg, values) -%}
-  {%- for p in cfg['partition_by'] -%}{{ adapter.quote(p) }} = {{ 'null' if values[loop.index0] is none else spark_cdc._sql_string(values[loop.index0]) }}{{ ', ' if not loop.last }}{%- endfor -%}
+  {%- for p in cfg['partition_by'] -%}{{ spark_cdc.quote_identifier(p) }} = {{ 'null' if values[loop.index0] is none else spark_cdc._sql_string(values[loop.index0]) }}{{ ', ' if not loop.last }}{%- endfor -%}
 {%- endmacro %}
 
 {#- A predicate on `alias` selecting exactly the partitions `partitions` (lists of values as text). -#}
 {% macro _cdc_parts_filter(cfg, partitions, alias) -%}
   {%- if not partitions -%}false{%- endif -%}
   {%- for values in partitions -%}
-  ({% for p in cfg['partition_by'] %}cast({{ alias }}.{{ adapter.quote(p) }} as string) <=> {{ 'null' if values[loop.index0] is none else spark_cdc._sql_string(values[loop.index0]) }}{{ ' and ' if not loop.last }}{% endfor %}){{ ' or ' if not loop.last }}
+  ({% for p in cfg['partition_by'] %}cast({{ alias }}.{{ spark_cdc.quote_identifier(p) }} as string) <=> {{ 'null' if values[loop.index0] is none else spark_cdc._sql_string(values[loop.index0]) }}{{ ' and ' if not loop.last }}{% endfor %}){{ ' or ' if not loop.last }}
   {%- endfor -%}
 {%- endmacro %}
 
@@ -99,7 +99,7 @@
 {#- Partition columns of `alias` (then `extra` expressions) as prefixed text, for _cdc_parts_text_rows. -#}
 {% macro _cdc_parts_text_cols(cfg, alias, extra=[]) -%}
   {%- set cols = [] -%}
-  {%- for p in cfg['partition_by'] -%}{%- do cols.append("concat('v', cast(" ~ alias ~ "." ~ adapter.quote(p) ~ " as string))") -%}{%- endfor -%}
+  {%- for p in cfg['partition_by'] -%}{%- do cols.append("concat('v', cast(" ~ alias ~ "." ~ spark_cdc.quote_identifier(p) ~ " as string))") -%}{%- endfor -%}
   {%- for e in extra -%}{%- do cols.append("concat('v', " ~ e ~ ")") -%}{%- endfor -%}
   {{ return(cols | join(', ')) }}
 {%- endmacro %}
@@ -242,7 +242,7 @@ url_decode(replace(regexp_replace({{ alias }}._metadata.file_path, '/[^/]*$', ''
     {'rewritten': partitions rewritten, 'delta': each of `count_exprs` over the new rows minus over
     the replaced ones (the view's counts, kept without reading the whole table), 'plan': the plan}. -#}
 {% macro _cdc_parts_rewrite(target_relation, cfg, touched, next_sql, state_columns, count_exprs) -%}
-  {%- set q = adapter.quote -%}
+  {%- set q = spark_cdc.quote_identifier -%}
   {%- set parts = spark_cdc._cdc_parts_relation(target_relation) -%}
   {%- set stage = spark_cdc._cdc_parts_relation(target_relation, 'stage') -%}
   {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}

@@ -48,6 +48,7 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
     {%- if cfg['infer_columns'] -%}
       {% do spark_cdc._cdc_resolve_columns(cfg, target_relation, state, batch_sql) %}
     {%- endif -%}
+    {%- set batch_sql = spark_cdc._cdc_screen_batch(target_relation, cfg, batch_sql) -%}
     {%- if cfg['file_format'] in spark_cdc._cdc_merge_formats() -%}
       {% do spark_cdc._cdc_scd1_merge(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
       {%- if cfg['full_refresh'] %}{% do spark_cdc._cdc_drop_parts_tables(target_relation) %}{% endif -%}

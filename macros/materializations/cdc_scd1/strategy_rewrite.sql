@@ -2,7 +2,7 @@
     view onto it with one CREATE OR REPLACE VIEW that also records the consumed watermark. The table
     being read (version N) is never the table being written (version N+1). -#}
 {% macro _cdc_scd1_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) -%}
-  {%- set q = adapter.quote -%}
+  {%- set q = spark_cdc.quote_identifier -%}
   {%- set old_relation = none -%}
   {%- if state['version'] is not none and not cfg['full_refresh'] -%}
     {%- set old_relation = spark_cdc._cdc_version_relation(target_relation, state['version']) -%}
@@ -33,7 +33,7 @@
 {#- The target view over physical table `new_relation` (a version table, or the MERGE state table),
     recording version and watermark in its TBLPROPERTIES; shared by both strategies. -#}
 {% macro _cdc_scd1_view_sql(target_relation, new_relation, new_version, consumed_through, stats, counts, cfg, extra_properties={}) -%}
-  {%- set q = adapter.quote -%}
+  {%- set q = spark_cdc.quote_identifier -%}
   {%- set meta = cfg['meta_column_names'] -%}
     create or replace view {{ target_relation }}
     tblproperties (

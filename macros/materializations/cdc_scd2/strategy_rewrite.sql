@@ -3,7 +3,7 @@
     being read (version N) is never the table being written (version N+1); a run killed before the
     swap leaves version N in place. -#}
 {% macro _cdc_scd2_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) -%}
-  {%- set q = adapter.quote -%}
+  {%- set q = spark_cdc.quote_identifier -%}
   {%- set meta = cfg['meta_column_names'] -%}
   {%- set old_relation = none -%}
   {%- if state['version'] is not none and not cfg['full_refresh'] -%}
@@ -44,7 +44,7 @@
 {#- The target view over physical table `new_relation` (a version table, or the MERGE state table),
     recording version and watermark in its TBLPROPERTIES; shared by both strategies. -#}
 {% macro _cdc_scd2_view_sql(target_relation, new_relation, new_version, consumed_through, stats, counts, cfg, extra_properties={}) -%}
-  {%- set q = adapter.quote -%}
+  {%- set q = spark_cdc.quote_identifier -%}
   {%- set meta = cfg['meta_column_names'] -%}
   {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
     create or replace view {{ target_relation }}

@@ -1,0 +1,237 @@
+"""Message content is data: each class of hostile input an attacker who controls a source row (or a
+broken connector) can send, and what becomes of it. One throwaway project over a Debezium landing
+table, with targets that meet the values where they reach SQL text, identifiers, partition
+directories and typed columns. Every case ends stored faithfully or quarantined with its reason, and
+the run goes on (the completeness ledger accounts for every raw record).
+
+Other formats' sequence checks: the format modules (bad records) and the fuzzer."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dbt_spark_cdc.testing import FORMATS, DbtProject, RawMessage, land_messages
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = "it_hostile"
+TABLE = "shop.items"
+U64 = 2**64 - 1
+
+MODELS = {
+    # A partitioned target: partition values are read back and written into SQL (partition specs).
+    "parts": "materialized='cdc_scd1', partition_by='name'",
+    # Columns from the images: JSON keys become identifiers.
+    "star": "materialized='cdc_scd1', columns='*'",
+    # Typed columns: values that do not fit are quarantined, naming the column.
+    "typed": "materialized='cdc_scd1'",
+}
+TYPED = [("id", "int"), ("name", "string"), ("qty", "bigint"), ("price", "double")]
+
+
+def envelope(op: str, lsn: Any, after: dict[str, Any] | None, before: dict[str, Any] | None = None) -> str:
+    return json.dumps(
+        {
+            "before": before,
+            "after": after,
+            "source": {"schema": "shop", "table": "items", "lsn": lsn, "ts_ms": 1_700_000_000_000},
+            "op": op,
+        }
+    )
+
+
+def row(key: int, name: Any = "n", qty: Any = 1, price: Any = 1.5) -> dict[str, Any]:
+    return {"id": key, "name": name, "qty": qty, "price": price}
+
+
+@pytest.fixture(scope="module")
+def side(project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbtProject]:
+    path = tmp_path_factory.mktemp("hostile")
+    (path / "models").mkdir()
+    (path / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
+    formats = ", ".join(
+        f"{f}: {{enabled: {str(f == 'debezium').lower()}, relation: {SCHEMA}_raw.{f}}}" for f in FORMATS
+    )
+    (path / "dbt_project.yml").write_text(
+        "name: spark_cdc_hostile_it\nversion: '0.1.0'\nconfig-version: 2\n"
+        "profile: spark_cdc_integration_tests\n"
+        f"vars: {{spark_cdc: {{max_inferred_columns: 40, formats: {{{formats}}},"
+        f" tables: {{'{TABLE}': {{primary_key: [id]}}}}}}}}\n"
+    )
+    yml = ["version: 2", "models:"]
+    for name, settings in MODELS.items():
+        (path / "models" / f"{name}.sql").write_text(
+            f"{{{{ config({settings}, source_table='{TABLE}') }}}}\n"
+            "select * from {{ ref('cdc_changes') }}\n"
+        )
+        columns = (
+            "" if name == "star" else "".join(f"\n      - {{name: {c}, data_type: {t}}}" for c, t in TYPED)
+        )
+        yml.append(f"  - name: {name}\n    columns:{columns or ' []'}")
+    (path / "models" / "models.yml").write_text("\n".join(yml) + "\n")
+    side = DbtProject(str(path), profiles_dir=project.profiles_dir)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("SPARK_CDC_SCHEMA", SCHEMA)
+        side.dbt("deps", "--quiet")
+        yield side
+
+
+@pytest.fixture
+def fresh(project: DbtProject, side: DbtProject, monkeypatch: pytest.MonkeyPatch) -> DbtProject:
+    monkeypatch.setenv("SPARK_CDC_SCHEMA", SCHEMA)
+    monkeypatch.setenv("HOSTILE_SECRET", "the-environment-variable")
+    for db in (SCHEMA, f"{SCHEMA}_raw"):
+        project.spark.sql(f"drop database if exists `{db}` cascade")
+    for fmt in FORMATS:
+        land_messages(project.spark, f"{SCHEMA}_raw", fmt, [])
+    return side
+
+
+def land(project: DbtProject, messages: list[str | RawMessage | None]) -> None:
+    land_messages(project.spark, f"{SCHEMA}_raw", "debezium", messages)
+
+
+def build(side: DbtProject, *select: str, expect_success: bool = True) -> Any:
+    return side.dbt(
+        "build",
+        "--select",
+        *(select or ("+parts", "+typed", "cdc_quarantine")),
+        expect_success=expect_success,
+    )
+
+
+def quarantine(project: DbtProject) -> Counter[str]:
+    return Counter(
+        r["reason_code"] for r in project.rows(f"select reason_code from `{SCHEMA}`.cdc_quarantine")
+    )
+
+
+def test_values_with_spark_variable_syntax_stay_values(project: DbtProject, fresh: DbtProject) -> None:
+    """`${...}` in a value read back into SQL (a partition value) and in a JSON key that becomes a
+    column: Spark substituted them (a row was lost; a column was named after an environment
+    variable's value). Each is kept as written."""
+    names = ["${env:HOSTILE_SECRET}", "${spark.sql.shuffle.partitions}", "a'b\\c`d", "plain"]
+    land(project, [envelope("c", 10 + i, row(i, name)) for i, name in enumerate(names)])
+    land(project, [envelope("c", 20, {"id": 9, "${env:HOSTILE_SECRET}": "x", "back`tick": "y", "name": "z"})])
+    build(fresh, "+parts", "+star", "cdc_quarantine")
+    parts = project.rows(f"select id, name from `{SCHEMA}`.parts order by id")
+    assert [(r["id"], r["name"]) for r in parts] == [*enumerate(names), (9, "z")]
+    star = project.rows(f"select * from `{SCHEMA}`.star where id = 9")[0]
+    assert star["${env:HOSTILE_SECRET}"] == "x" and star["back`tick"] == "y"
+    assert "the-environment-variable" not in json.dumps(star, default=str)
+    assert quarantine(project) == Counter()
+
+
+def test_partition_values_are_stored_faithfully_or_quarantined(
+    project: DbtProject, fresh: DbtProject
+) -> None:
+    """A long value, U+0000, and null, '' and Hive's default-partition name in one batch failed the
+    build; '' silently became null. Null is stored (and read back) as null; the others are
+    quarantined unstorable_partition_value; the rest of the batch applies."""
+    values = [None, "", "__HIVE_DEFAULT_PARTITION__", "a\u0000b", "x" * 300, "ok", "spare tire/é%=+"]
+    land(project, [envelope("c", 10 + i, row(i, v)) for i, v in enumerate(values)])
+    build(fresh)
+    stored = project.rows(f"select id, name from `{SCHEMA}`.parts order by id")
+    assert [(r["id"], r["name"]) for r in stored] == [(0, None), (5, "ok"), (6, "spare tire/é%=+")]
+    assert quarantine(project) == Counter({"unstorable_partition_value": 4})
+    details = project.rows(f"select reason_detail from `{SCHEMA}`.cdc_quarantine")
+    assert all("model parts: column name (string)" in r["reason_detail"] for r in details)
+    # The unpartitioned target of the same changes stores every value.
+    typed = project.rows(f"select id, name from `{SCHEMA}`.typed order by id")
+    assert [(r["id"], r["name"]) for r in typed] == list(enumerate(values))
+
+
+@pytest.mark.parametrize(
+    "lsn",
+    [U64 + 1, -5, 12.5, "12.5", "not-a-number", "1e3"],
+    ids=["over_u64", "negative", "fraction", "fraction_text", "text", "exponent"],
+)
+def test_an_invalid_lsn_is_quarantined_and_never_freezes_the_key(
+    project: DbtProject, fresh: DbtProject, lsn: Any
+) -> None:
+    """A source.lsn beyond its type's range was accepted and froze the key (later, legitimate updates
+    were ignored); a non-numeric or fractional one fell back to the landing order, so the change
+    was dropped as stale."""
+    land(project, [envelope("c", 10, row(1, "first")), envelope("u", lsn, row(1, "hostile"))])
+    land(project, [envelope("u", 30, row(1, "later"))])
+    build(fresh, "+typed", "cdc_quarantine")
+    assert project.rows(f"select id, name from `{SCHEMA}`.typed") == [{"id": 1, "name": "later"}]
+    assert quarantine(project) == Counter({"invalid_sequence": 1})
+
+
+def test_image_values_that_do_not_fit_are_quarantined_naming_the_column(
+    project: DbtProject, fresh: DbtProject
+) -> None:
+    """A duplicate name in an image nulled every other column; a number beyond what the column's type
+    holds lost its digits or became a null key; a value of the wrong type became null."""
+    messages = [
+        # The same name twice: which value it means is undefined (Spark's readers disagree), so the
+        # message is quarantined, invalid_envelope; it no longer nulls the row's other columns.
+        '{"after": {"id": 1, "name": "first", "name": "second", "qty": 7, "price": 2.5}, "op": "c",'
+        ' "source": {"schema": "shop", "table": "items", "lsn": 10}}',
+        envelope("c", 11, row(2, price="not a number")),
+        envelope("c", 12, row(3, qty=123456789012345678901234567890)),
+        '{"after": {"id": 99999999999999999999999, "name": "n", "qty": 1, "price": 1}, "op": "c",'
+        ' "source": {"schema": "shop", "table": "items", "lsn": 14}}',
+        envelope("c", 15, row(6)),
+    ]
+    land(project, messages)
+    build(fresh, "+typed", "cdc_quarantine")
+    rows = project.rows(f"select id, name, qty, price from `{SCHEMA}`.typed order by id")
+    assert rows == [{"id": 6, "name": "n", "qty": 1, "price": 1.5}]
+    reasons = project.rows(
+        f"select reason_code, reason_detail from `{SCHEMA}`.cdc_quarantine order by reason_detail"
+    )
+    assert Counter(r["reason_code"] for r in reasons) == Counter(
+        {"invalid_envelope": 1, "type_mismatch": 2, "unrepresentable_key": 1}
+    )
+    details = " | ".join(r["reason_detail"] for r in reasons)
+    for part in ("column price (double)", "column qty (bigint)", "column id (int)"):
+        assert part in details, details
+
+
+def test_columns_differing_only_in_case_and_too_many_columns_fail_clearly(
+    project: DbtProject, fresh: DbtProject
+) -> None:
+    land(project, [envelope("c", 10, {"id": 1, "Name": "a", "name": "b"})])
+    result = build(fresh, "+star", expect_success=False)
+    message = " ".join(str(r.message) for r in result.result.results if r.node.name == "star")
+    assert "'Name' and 'name'" in message or "Name and name" in message, message
+    assert "differ only in case" in message and "Fix:" in message
+    wide = {"id": 2, **{f"c{i:03d}": i for i in range(60)}}
+    for db in (SCHEMA, f"{SCHEMA}_raw"):
+        project.spark.sql(f"drop database if exists `{db}` cascade")
+    for fmt in FORMATS:
+        land_messages(project.spark, f"{SCHEMA}_raw", fmt, [])
+    land(project, [envelope("c", 11, wide)])
+    result = build(fresh, "+star", expect_success=False)
+    message = " ".join(str(r.message) for r in result.result.results if r.node.name == "star")
+    assert "max_inferred_columns (40)" in message and "Fix:" in message, message
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        '{"op": "c"},"#spark_cdc_end"',
+        '{"op": "c", "after": {"id": 1}}] [1',
+        '{"op": "c"}, {"op": "d"}',
+        '{"op": "c"} {"op": "d"}',
+        '1,"END"] [0',
+    ],
+)
+def test_two_json_values_in_one_message_are_malformed(
+    project: DbtProject, fresh: DbtProject, value: str
+) -> None:
+    land(project, [value, envelope("c", 10, row(1))])
+    build(fresh, "+typed", "cdc_quarantine")
+    rows = project.rows(f"select reason_code, reason_detail from `{SCHEMA}`.cdc_quarantine")
+    assert [r["reason_code"] for r in rows] == ["malformed_json"]
+    if value.startswith("{"):  # (a bare number is no envelope in the first place)
+        assert rows[0]["reason_detail"] == "more text after the first JSON value (two messages in one value?)"
+    assert project.rows(f"select id from `{SCHEMA}`.typed") == [{"id": 1}]
