@@ -446,7 +446,7 @@ def test_composite_key_array_maps_to_declared_order(project: DbtProject, schema:
 
 TYPES_AFTER = (
     '{"id": 1, "i_num": 42, "i_str": "9007199254740993", "dec": 12345678901234567890.1234567891,'
-    ' "dec_str": "26.30", "dec_text": 26.30, "dec_nan": "NaN", "f": 1.5, "f_inf": "Infinity", "flag": true,'
+    ' "dec_str": "26.30", "dec_text": 26.30, "dec_nan": null, "f": 1.5, "f_inf": "Infinity", "flag": true,'
     ' "d": "2019-01-02", "ts": "2019-01-02T03:04:05.123456", "tstz": "2019-01-02T03:04:05.123456+02:00",'
     ' "tm": "03:04:05.123456", "b_hex": "\\\\x6869", "b_b64": "aGk=", "j": {"color": "red", "n": [1, 2.50]},'
     ' "j_null": {"__crdb_json_null__": true}, "j_var": {"a": 1}, "arr": [1, 2, 3], "arr_s": ["x", "y"],'
@@ -456,8 +456,23 @@ TYPES_AFTER = (
 
 
 def test_types_decode_into_declared_spark_types(project: DbtProject, schema: str) -> None:
-    land(project, schema, [RawMessage('{"after": ' + TYPES_AFTER + ', "updated": "1.0000000001"}', "[1]")])
+    # DECIMAL 'NaN' has no Spark decimal: that change is quarantined naming the column (issue 47),
+    # never stored as null.
+    nan = TYPES_AFTER.replace('"id": 1,', '"id": 2,').replace('"dec_nan": null', '"dec_nan": "NaN"')
+    land(
+        project,
+        schema,
+        [
+            RawMessage('{"after": ' + TYPES_AFTER + ', "updated": "1.0000000001"}', "[1]"),
+            RawMessage('{"after": ' + nan + ', "updated": "1.0000000002"}', "[2]"),
+        ],
+    )
     build(project, source_table="crdb_types")
+    [rejected] = project.rows(
+        f"select key, reason_code, reason_detail from `{schema}`.crdb_types__cdc_rejected"
+    )
+    assert (rejected["key"], rejected["reason_code"]) == ('{"id":"2"}', "type_mismatch")
+    assert 'column dec_nan (decimal(10,2)): value "NaN" does not fit the type' in rejected["reason_detail"]
     [row] = project.rows(
         f"select *, cast(tstz as string) as tstz_utc, to_json(j_var) as j_var_json from `{schema}`.crdb_types"
     )

@@ -1,6 +1,6 @@
 """Apply rules beyond the randomized reference suite, end to end through `dbt build`: sequence
 conflicts (same key and seq, different change) within and across runs, invalid target input (null
-key or seq), and the known limit of partial images. See docs/apply_semantics.md."""
+key or seq), and a partial image arriving before an older full image. See docs/apply_semantics.md."""
 
 from __future__ import annotations
 
