@@ -21,7 +21,9 @@
   {%- set seq_expr = spark_cdc._cdc_sequence_by_expr(input_relation, sequence_by) if sequence_by else 'seq' -%}
   {%- if sequence_by %}
 select
-  * except (_op),
+  {#- Every batch column but _op (`* except` is Spark 4 syntax), then the checked _op. #}
+  _k, _seq, _ord, _arrival, _after, _before, _present, _hints, _commit_ts, _loaded_at, _raw_ref,
+  {%- if rebuild_keys %} _rebuild,{% endif %}
   {#- The user's sequence must tell apart every change of a key: two changes of different effect
       at one sequence cannot be ordered, and applying either would be a silent pick. The check
       sits in _op, which every consumer reads, so it cannot be pruned away. #}

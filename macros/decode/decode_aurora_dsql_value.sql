@@ -28,8 +28,7 @@
   {%- if t == 'date' -%}
     case when {{ n }} between -719162 and 2932896 then date_from_unix_date(cast({{ n }} as int)) end
   {%- elif t == 'timestamp_ntz' -%}
-    case when {{ n }} between -62135596800000000 and 253402300799999999
-         then timestampadd(MICROSECOND, {{ n }}, timestamp_ntz'1970-01-01 00:00:00') end
+    {{ spark_cdc._micros_to_ntz(n) }}
   {%- elif t.startswith('timestamp') -%}
     {{ spark_cdc._epoch_us_to_timestamp(n) }}
   {%- elif t.startswith('interval') and 'year' not in t and 'month' not in t -%}

@@ -94,10 +94,13 @@
 {%- endmacro %}
 
 {#- Microseconds since the epoch as a zone-less timestamp_ntz (null outside Spark's range),
-    computed without the session time zone. -#}
+    computed without the session time zone: whole days plus the remaining seconds as an exact
+    day-time interval (timestampadd(MICROSECOND, ...) would truncate a bigint to int on Spark 3.5). -#}
 {% macro _micros_to_ntz(micros_expr) -%}
   case when {{ micros_expr }} between -62135596800000000 and 253402300799999999
-       then timestampadd(MICROSECOND, {{ micros_expr }}, timestamp_ntz'1970-01-01 00:00:00') end
+       then timestamp_ntz'1970-01-01 00:00:00'
+            + make_dt_interval(cast(div({{ micros_expr }}, 86400000000) as int), 0, 0,
+                               cast({{ micros_expr }} % 86400000000 as decimal(18,0)) / 1000000) end
 {%- endmacro %}
 
 {#- Microseconds since midnight as 'HH:mm:ss.ffffff' (null outside one day), independent of the

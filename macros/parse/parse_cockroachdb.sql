@@ -287,7 +287,7 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
     case z.reason_code
       when 'resolved' then concat('resolved ', z.resolved_text)
       when 'payload_too_large' then {{ spark_cdc._payload_too_large_detail('z.raw_value') }}
-      when 'malformed_json' then 'the value (or a sinkless row''s inner value) is not a JSON object'
+      when 'malformed_json' then 'the value (or a sinkless row\'s inner value) is not a JSON object'
       when 'unknown_op' then concat('op=', coalesce(substr(z.op_raw, 1, 40), 'null'))
       when 'missing_source_table' then 'no topic, __crdb__.topic, sinkless table or enriched source.table_name; set var spark_cdc.formats.cockroachdb.source_table'
       when 'missing_key' then concat('no primary-key value for ', coalesce(to_json(z.pk_names), 'unknown primary-key columns'),
