@@ -31,12 +31,12 @@ with batch as (
 images as (
   select
     _hints,
-    try_variant_get(try_parse_json(case when _op = 'delete' then _before else _after end), '$', 'map<string, variant>') as _m
+    {{ spark_cdc._cdc_image_members(spark_cdc._cdc_canonical_json("case when _op = 'delete' then _before else _after end")) }} as _m
   from batch
   where _op not in ('truncate', 'rebuild')
 )
 
-select e.name, schema_of_variant_agg(e.value) as value_type, max(try_element_at(i._hints, e.name)) as hint
+select e.name, {{ spark_cdc._cdc_value_type_agg('e.value') }} as value_type, max(try_element_at(i._hints, e.name)) as hint
 from images as i
 lateral view explode(i._m) e as name, value
 group by e.name
@@ -110,6 +110,43 @@ Fix: correct unique_key, or declare '{{ k }}' with its data_type in the model's 
     {{ exceptions.raise_compiler_error(msg | trim) }}
   {%- endfor -%}
   {{ return(result) }}
+{%- endmacro %}
+
+{#- SQL aggregate: the type of image member `member` over the group's rows (schema_of_variant_agg).
+    Spark 3.5 has no VARIANT: there members are JSON text, classified by how Spark 4 writes them, and
+    merged as schema_of_variant_agg merges (JSON null adds nothing; a bigint with decimals is a
+    DECIMAL(20,0); decimals keep their most integer digits and decimals, past 38 digits a DOUBLE;
+    any DOUBLE makes numbers DOUBLE; different kinds make VARIANT). Only what _inferred_type reads
+    is told apart: objects and arrays are STRING-like there. -#}
+{% macro _cdc_value_type_agg(member) -%}
+  {%- if spark_cdc._spark3() -%}
+  {%- set m = member -%}
+  {%- set kind -%}
+  case when {{ m }} = 'null' then null
+       when {{ m }} in ('true', 'false') then 'BOOLEAN'
+       when {{ m }} rlike '^[-0-9]' and {{ m }} rlike 'E' then 'DOUBLE'
+       when {{ m }} rlike '^-?[0-9]+$' and try_cast({{ m }} as bigint) is not null then 'BIGINT'
+       when {{ m }} rlike '^-?[0-9]' then 'DECIMAL'
+       when startswith({{ m }}, '"') then 'STRING'
+       else 'OBJECT_OR_ARRAY' end
+  {%- endset -%}
+  {%- set int_digits = "case when " ~ m ~ " rlike '^-?[0-9]+$' and try_cast(" ~ m ~ " as bigint) is not null then 20 else length(ltrim('0', regexp_extract(" ~ m ~ ", '^-?([0-9]*)', 1))) end" -%}
+  {%- set scale = "length(regexp_extract(" ~ m ~ ", '\\.([0-9]*)$', 1))" -%}
+  aggregate(
+    array(named_struct('kinds', collect_set({{ kind }}),
+                       'i', max(case when {{ kind }} in ('BIGINT', 'DECIMAL') then {{ int_digits }} end),
+                       's', max(case when {{ kind }} = 'DECIMAL' then {{ scale }} end))),
+    cast(null as string),
+    (acc, t) -> case
+      when size(t.kinds) = 0 then 'VOID'
+      when size(t.kinds) = 1 and t.kinds[0] not in ('BIGINT', 'DECIMAL', 'DOUBLE') then t.kinds[0]
+      when exists(t.kinds, k -> k not in ('BIGINT', 'DECIMAL', 'DOUBLE')) then 'VARIANT'
+      when array_contains(t.kinds, 'DOUBLE') or t.i + t.s > 38 then 'DOUBLE'
+      when not array_contains(t.kinds, 'DECIMAL') then 'BIGINT'
+      else concat('DECIMAL(', t.i + t.s, ',', t.s, ')') end)
+  {%- else -%}
+  schema_of_variant_agg({{ member }})
+  {%- endif -%}
 {%- endmacro %}
 
 {#- The Spark type of a new column: from the format's type hint (JSON text) when it names one, else

@@ -8,14 +8,46 @@
 {%- endmacro %}
 
 {% macro default__json_text_map(expr) -%}
-  transform_values({{ spark_cdc._cdc_image_members(expr) }}, (k, v) -> variant_get(v, '$', 'string'))
+  transform_values({{ spark_cdc._cdc_image_members(expr) }}, (k, v) -> {{ spark_cdc._cdc_member_string('v') }})
 {%- endmacro %}
 
 {#- SQL: a change image (JSON object text) as map<string, variant>, one entry per top-level member,
     each member the JSON value as the image carries it (a string stays a string, "118" is not 118).
-    Null when the text is not a JSON object. -#}
+    Null when the text is not a JSON object. On Spark 3.5 (no VARIANT) each member is its JSON text
+    as Spark 4 writes the variant (spark_cdc_json_members), and the _cdc_member_* macros below read
+    members in either form. -#}
 {% macro _cdc_image_members(expr) -%}
+  {%- if spark_cdc._spark3() -%}
+  spark_cdc_json_members({{ expr }})
+  {%- else -%}
   from_json({{ expr }}, 'map<string, variant>')
+  {%- endif -%}
+{%- endmacro %}
+
+{#- SQL boolean: an image member is JSON null. -#}
+{% macro _cdc_member_is_null(member_expr) -%}
+  {%- if spark_cdc._spark3() -%}
+  ({{ member_expr }} = 'null')
+  {%- else -%}
+  is_variant_null({{ member_expr }})
+  {%- endif -%}
+{%- endmacro %}
+
+{#- SQL: an image member as text (variant_get(member, '$', 'string')): a string unquoted, JSON null as
+    null, anything else its JSON text. -#}
+{% macro _cdc_member_string(member_expr) -%}
+  {%- if spark_cdc._spark3() -%}
+  case when {{ member_expr }} = 'null' then null
+       when startswith({{ member_expr }}, '"') then from_json(concat('[', {{ member_expr }}, ']'), 'array<string>')[0]
+       else {{ member_expr }} end
+  {%- else -%}
+  variant_get({{ member_expr }}, '$', 'string')
+  {%- endif -%}
+{%- endmacro %}
+
+{#- SQL: an image member's JSON text (to_json of the variant). -#}
+{% macro _cdc_member_json(member_expr) -%}
+  {%- if spark_cdc._spark3() -%}{{ member_expr }}{%- else -%}to_json({{ member_expr }}){%- endif -%}
 {%- endmacro %}
 
 {#- SQL: the text a value decoder reads for image member `member_expr` (a variant) of a column with
@@ -28,17 +60,27 @@
     Spark's VARIANT writes it: compact, object keys sorted, numbers by value. -#}
 {% macro _cdc_member_text(member_expr, hint_expr, cdc_format, data_type) -%}
   {%- if cdc_format in ('ydb', 'cockroachdb') -%}
-  case when is_variant_null({{ member_expr }}) then null
+  case when {{ spark_cdc._cdc_member_is_null(member_expr) }} then null
        {%- if (data_type | lower | trim) != 'variant' %}
-       when not {{ spark_cdc._cdc_is_json_hint(hint_expr) }} then variant_get({{ member_expr }}, '$', 'string')
+       when not {{ spark_cdc._cdc_is_json_hint(hint_expr) }} then {{ spark_cdc._cdc_member_string(member_expr) }}
        {%- endif %}
-       else to_json({{ member_expr }}) end
+       else {{ spark_cdc._cdc_member_json(member_expr) }} end
   {%- else -%}
-  variant_get({{ member_expr }}, '$', 'string')
+  {{ spark_cdc._cdc_member_string(member_expr) }}
   {%- endif -%}
 {%- endmacro %}
 
 {#- SQL boolean: a type hint names a JSON type (json, jsonb, jsondocument). -#}
 {% macro _cdc_is_json_hint(hint_expr) -%}
   coalesce(lower(get_json_object({{ hint_expr }}, '$.type')) in ('json', 'jsonb', 'jsondocument'), false)
+{%- endmacro %}
+
+{#- SQL: JSON text as canonical JSON (to_json(try_parse_json(expr))): keys sorted, compact, numbers by
+    value; null unless valid JSON without repeated names. -#}
+{% macro _cdc_canonical_json(expr) -%}
+  {%- if spark_cdc._spark3() -%}
+  spark_cdc_json_canonical({{ expr }})
+  {%- else -%}
+  to_json(try_parse_json({{ expr }}))
+  {%- endif -%}
 {%- endmacro %}

@@ -46,7 +46,7 @@
   {%- set text_digest = "sha2(concat(coalesce(length(_effect), -1), ':', coalesce(_effect, ''), coalesce(after, '')), 256)" %}
   {#- The image as canonical JSON (VARIANT's text: keys sorted, compact, numbers by value), so
       member order and spacing do not matter but a member's JSON type does ("118" is not 118). #}
-  {%- set content = "named_struct('op', _effect, 'after', coalesce(to_json(try_parse_json(after)), after))" %}
+  {%- set content = "named_struct('op', _effect, 'after', coalesce(" ~ spark_cdc._cdc_canonical_json('after') ~ ", after))" %}
   {%- set group_on = "c.cdc_format <=> g.cdc_format and c.source_table <=> g.source_table and c.key = g.key and c._ord = g._ord and c._scope <=> g._scope" %}
   {%- set probe = spark_cdc._sequence_conflicts_probe(group_on) if is_incremental() and execute else {} %}
   {#- The row a run that saw new changes appends: how far it has looked (none when it saw none). #}

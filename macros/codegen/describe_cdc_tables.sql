@@ -18,7 +18,7 @@
     cdc_format in ({% for f in wanted %}{{ spark_cdc._sql_string(f) }}{{ ', ' if not loop.last }}{% endfor %})
   {%- endset -%}
   {%- set columns_sql -%}
-select c.cdc_format, c.source_table, e.name, schema_of_variant_agg(e.value) as value_type,
+select c.cdc_format, c.source_table, e.name, {{ spark_cdc._cdc_value_type_agg('e.value') }} as value_type,
        max(try_element_at(c._hints, e.name)) as hint
 from (
   select cdc_format, source_table,

@@ -336,7 +336,7 @@ Fix: set var('spark_cdc').formats.{{ format }}.order_column to a column that ord
     test alone can be fooled (`1,"z":2` passes the second; `1] [2` the first): the text that closes
     the array early breaks the object, and the text that adds object members breaks the array. A
     value failing them is marked only when it starts with a JSON value (else it is just invalid
-    JSON). The one place that uses Spark 4's is_valid_utf8 / make_valid_utf8. -#}
+    JSON). The one place that checks UTF-8 (_cdc_is_valid_utf8 / _cdc_make_valid_utf8). -#}
 {% macro _raw_value_markers() -%}
   {{ return({
       'utf8': '#spark_cdc: not valid UTF-8 (bytes shown as U+FFFD): ',
@@ -349,7 +349,7 @@ Fix: set var('spark_cdc').formats.{{ format }}.order_column to a column that ord
   {%- set m = spark_cdc._raw_value_markers() -%}
   case
     when {{ expr }} is null or trim({{ expr }}) = '' then {{ expr }}
-    when not is_valid_utf8({{ expr }}) then concat({{ spark_cdc._sql_string(m['utf8']) }}, make_valid_utf8({{ expr }}))
+    when not {{ spark_cdc._cdc_is_valid_utf8(expr) }} then concat({{ spark_cdc._sql_string(m['utf8']) }}, {{ spark_cdc._cdc_make_valid_utf8(expr) }})
     when coalesce(json_array_length(concat('[', {{ expr }}, ']')) = 1, false)
      and coalesce(from_json(concat('{"y":1,"x":', {{ expr }}, '}'), 'struct<y: int>').y = 1, false)
       then {{ expr }}
@@ -357,6 +357,30 @@ Fix: set var('spark_cdc').formats.{{ format }}.order_column to a column that ord
       then concat({{ spark_cdc._sql_string(m['one_value']) }}, {{ expr }})
     else {{ expr }}
   end
+{%- endmacro %}
+
+{#- SQL boolean: the string's bytes are valid UTF-8. Spark 3.5 has no is_valid_utf8: its UTF-8 decoder
+    replaces what is invalid, so a valid string is one that survives decoding and encoding again. -#}
+{% macro _cdc_is_valid_utf8(expr) -%}
+  {%- if spark_cdc._spark3() -%}
+  (encode(decode(cast({{ expr }} as binary), 'UTF-8'), 'UTF-8') = cast({{ expr }} as binary))
+  {%- else -%}
+  is_valid_utf8({{ expr }})
+  {%- endif -%}
+{%- endmacro %}
+
+{#- SQL: the string with each invalid UTF-8 byte sequence replaced by U+FFFD. On Spark 3.5, Java's
+    decoder does it, except that it replaces an encoded surrogate (ED A0..BF xx) once where Spark 4
+    writes one U+FFFD per byte: such lead bytes are first made FF (invalid alone). -#}
+{% macro _cdc_make_valid_utf8(expr) -%}
+  {%- if spark_cdc._spark3() -%}
+  {%- set bytes = "regexp_extract_all(hex(cast(" ~ expr ~ " as binary)), '[0-9A-F]{2}', 0)" -%}
+  decode(unhex(array_join(transform({{ bytes }}, (_cdc_b, _cdc_i) ->
+    case when _cdc_b = 'ED' and coalesce(substr(element_at({{ bytes }}, _cdc_i + 2), 1, 1) in ('A', 'B'), false)
+         then 'FF' else _cdc_b end), '')), 'UTF-8')
+  {%- else -%}
+  make_valid_utf8({{ expr }})
+  {%- endif -%}
 {%- endmacro %}
 
 {#- max_payload_bytes, the bound every parser puts on a landed value before parsing it, as SQL on

@@ -25,6 +25,7 @@ import pandas as pd
 from dbt_spark_cdc import __version__ as _version
 from dbt_spark_cdc.checksums import crc32c_function
 from dbt_spark_cdc.decoders import decode_connect_decimal
+from dbt_spark_cdc.json_variant import canonical_json, image_members
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -45,6 +46,14 @@ def _decode_connect_decimal_series(encoded: pd.Series, scales: pd.Series) -> pd.
         for e, s in zip(encoded, scales, strict=True)
     ]
     return pd.Series(values, dtype="object")
+
+
+def _json_members_series(texts: pd.Series) -> pd.Series:
+    return pd.Series([image_members(t) for t in texts], dtype="object")
+
+
+def _json_canonical_series(texts: pd.Series) -> pd.Series:
+    return pd.Series([canonical_json(t) for t in texts], dtype="object")
 
 
 def _version_series(dummy: pd.Series) -> pd.Series:
@@ -75,6 +84,20 @@ UDFS: tuple[UdfSpec, ...] = (
         "spark_cdc_decode_connect_decimal(base64 string, scale int) -> string: exact decimal text of a "
         "Kafka Connect Decimal (base64 big-endian unscaled bytes); null when undecodable or wider "
         "than 38 digits.",
+    ),
+    # Spark 3.5 has no VARIANT: the macros read JSON through these two there (json_variant.py).
+    UdfSpec(
+        "spark_cdc_json_members",
+        _json_members_series,
+        "map<string,string>",
+        "spark_cdc_json_members(text string) -> map<string,string>: each top-level member of a JSON "
+        "object as Spark 4's to_json(from_json(text, 'map<string, variant>')[name]) writes it.",
+    ),
+    UdfSpec(
+        "spark_cdc_json_canonical",
+        _json_canonical_series,
+        "string",
+        "spark_cdc_json_canonical(text string) -> string: Spark 4's to_json(try_parse_json(text)).",
     ),
     UdfSpec(
         "spark_cdc_version",

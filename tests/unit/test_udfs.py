@@ -68,7 +68,13 @@ def test_udf_names_unique_and_prefixed():
     names = [spec.name for spec in UDFS]
     assert len(names) == len(set(names))
     assert all(name.startswith("spark_cdc_") for name in names)
-    assert names == ["spark_cdc_crc32c", "spark_cdc_decode_connect_decimal", "spark_cdc_version"]
+    assert names == [
+        "spark_cdc_crc32c",
+        "spark_cdc_decode_connect_decimal",
+        "spark_cdc_json_members",
+        "spark_cdc_json_canonical",
+        "spark_cdc_version",
+    ]
 
 
 def test_udf_docs_name_their_function():
@@ -80,6 +86,8 @@ def test_udf_return_types():
     assert {spec.name: spec.return_type for spec in UDFS} == {
         "spark_cdc_crc32c": "bigint",
         "spark_cdc_decode_connect_decimal": "string",
+        "spark_cdc_json_members": "map<string,string>",
+        "spark_cdc_json_canonical": "string",
         "spark_cdc_version": "string",
     }
 

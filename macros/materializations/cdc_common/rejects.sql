@@ -93,10 +93,10 @@ create table if not exists {{ relation }} (
     {%- else -%}
       {%- set member = '_rm[' ~ s(c.name) ~ ']' -%}
       {%- set value = spark_cdc.decode_value(spark_cdc._cdc_member_text(member, hint, cfg['cdc_format'], c.data_type), c.data_type, hint, cfg['cdc_format']) -%}
-      {%- set carried = "_op not in ('delete', 'truncate', 'rebuild') and (_present is null or array_contains(_present, " ~ s(c.name) ~ ")) and " ~ member ~ " is not null and not is_variant_null(" ~ member ~ ")" -%}
+      {%- set carried = "_op not in ('delete', 'truncate', 'rebuild') and (_present is null or array_contains(_present, " ~ s(c.name) ~ ")) and " ~ member ~ " is not null and not " ~ spark_cdc._cdc_member_is_null(member) -%}
       {#- A JSON number beyond what a double holds exactly (2^53 and more, or out of range: Spark reads
           it as a double, Infinity past 1.8e308) has lost digits, whatever the column's type. -#}
-      {%- set inexact = "(schema_of_variant(" ~ member ~ ") = 'DOUBLE' and not abs(try_variant_get(" ~ member ~ ", '$', 'double')) < 9007199254740992)" -%}
+      {%- set inexact = spark_cdc._cdc_member_inexact(member) -%}
       {%- do checks.append({'reason': 'type_mismatch', 'column': c.name, 'data_type': c.data_type, 'value': value,
             'bad': carried ~ " and (" ~ ("" if is_text else "(" ~ value ~ ") is null or ") ~ inexact ~ ")"}) -%}
     {%- endif -%}
@@ -107,6 +107,18 @@ create table if not exists {{ relation }} (
     {%- endif -%}
   {%- endfor -%}
   {{ return(checks) }}
+{%- endmacro %}
+
+{#- SQL boolean: image member `member` is a JSON number read as a double beyond 2^53 (or Infinity).
+    On Spark 3.5 members are their JSON text, where a double of that size is written with an exponent
+    (Java's text: decimals and bigints never carry one). A double past 1.8e308 is written as the
+    string "Infinity" there, which text cannot tell from that string: it is not rejected on 3.5. -#}
+{% macro _cdc_member_inexact(member) -%}
+  {%- if spark_cdc._spark3() -%}
+  ({{ member }} rlike '^-?[0-9.]+E' and not abs(cast({{ member }} as double)) < 9007199254740992)
+  {%- else -%}
+  (schema_of_variant({{ member }}) = 'DOUBLE' and not abs(try_variant_get({{ member }}, '$', 'double')) < 9007199254740992)
+  {%- endif -%}
 {%- endmacro %}
 
 {#- SQL boolean: a string partition value a Hive-style directory cannot keep as it is: the empty
@@ -135,7 +147,7 @@ create table if not exists {{ relation }} (
   {%- if check.reason == 'unrepresentable_key' -%}
   concat(': key value ', coalesce(substr(try_element_at({{ spark_cdc.json_text_map('_k') }}, {{ s(check.column) }}), 1, 80), 'null'), ' cannot be represented')
   {%- elif check.reason == 'type_mismatch' -%}
-  concat(': value ', substr(to_json(_rm[{{ s(check.column) }}]), 1, 80), ' does not fit the type')
+  concat(': value ', substr({{ spark_cdc._cdc_member_json('_rm[' ~ s(check.column) ~ ']') }}, 1, 80), ' does not fit the type')
   {%- else -%}
   concat(': partition value ', coalesce(to_json(array(substr({{ check.value }}, 1, 80))), 'null'), ' cannot name a directory as it is')
   {%- endif -%}

@@ -40,6 +40,7 @@ Fix: use columns='*' (every column the change images carry) or a list of column 
   {%- set columns = [] -%}
   {%- for name, col in model['columns'].items() -%}
     {% do spark_cdc._cdc_check_data_type(model_name, col.get('name', name), col.get('data_type')) %}
+    {% do spark_cdc._cdc_check_type_available(model_name, col.get('name', name), col.get('data_type')) %}
     {%- do columns.append({'name': col.get('name', name), 'data_type': col.get('data_type') or none}) -%}
   {%- endfor -%}
   {%- if not columns and not infer_columns -%}
@@ -174,6 +175,17 @@ Fix: keep the key in one place: remove unique_key from the model (it defaults to
     {{ exceptions.raise_compiler_error(msg | trim) }}
   {%- endif -%}
   {{ return(key_columns) }}
+{%- endmacro %}
+
+{#- A declared data_type must exist on this run's Spark: Spark 3.5 has no VARIANT type. Checked when
+    the model runs, so only that model fails. -#}
+{% macro _cdc_check_type_available(model_name, column, data_type) -%}
+  {%- if data_type is none or 'variant' not in (data_type | string | lower) or not spark_cdc._spark3() -%}{{ return(none) }}{%- endif -%}
+  {% set msg %}
+spark_cdc: column '{{ column }}' of model '{{ model_name }}' has data_type '{{ data_type }}', but Spark {{ spark_cdc._spark_version() | join('.') }} has no VARIANT type (Spark 4.0 added it).
+Fix: declare the column as string (it then holds the value's JSON text), or run the model on Spark 4.
+  {% endset %}
+  {{ exceptions.raise_compiler_error(msg | trim) }}
 {%- endmacro %}
 
 {#- A declared data_type must be a Spark type: letters, digits and underscores with balanced
