@@ -84,3 +84,22 @@
   to_json(try_parse_json({{ expr }}))
   {%- endif -%}
 {%- endmacro %}
+
+{#- SQL: a string as an image member holding that JSON string (cast(expr as variant)). -#}
+{% macro _cdc_string_member(expr) -%}
+  {%- if spark_cdc._spark3() -%}
+  regexp_extract(to_json(array({{ expr }})), '^\\[(.*)\\]$', 1)
+  {%- else -%}
+  cast({{ expr }} as variant)
+  {%- endif -%}
+{%- endmacro %}
+
+{#- SQL: a map of image members as JSON object text (to_json of a map<string, variant>), in map order. -#}
+{% macro _cdc_members_object_json(map_expr) -%}
+  {%- if spark_cdc._spark3() -%}
+  concat('{', array_join(transform(map_entries({{ map_expr }}),
+    _cdc_e -> concat(regexp_extract(to_json(array(_cdc_e.key)), '^\\[(.*)\\]$', 1), ':', _cdc_e.value)), ','), '}')
+  {%- else -%}
+  to_json({{ map_expr }})
+  {%- endif -%}
+{%- endmacro %}

@@ -8,6 +8,9 @@
 {%- endmacro %}
 
 {% macro default__parse_cockroachdb(raw_cte) -%}
+  {%- if spark_cdc._spark3() -%}
+    {{ exceptions.raise_compiler_error("spark_cdc: model '" ~ model['name'] ~ "' (format cockroachdb) needs Spark 4.0 or later: the CockroachDB parser reads messages as VARIANT, which Spark " ~ (spark_cdc._spark_version() | join('.')) ~ " does not have (the other formats run on Spark 3.5). Fix: run this format on Spark 4, or turn it off (var spark_cdc formats.cockroachdb.enabled: false).") }}
+  {%- endif -%}
   {%- set opts = spark_cdc._cockroachdb_options() -%}
   {%- set envelope = opts['envelope'] -%}
   {%- set order_by = opts['order_by'] -%}

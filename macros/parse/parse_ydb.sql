@@ -8,6 +8,9 @@
 
 {% macro default__parse_ydb(raw_cte) -%}
   {%- set settings = spark_cdc._ydb_settings() -%}
+  {#- Spark 3.5 has no VARIANT: members are JSON text there (see _ydb_exact_members). -#}
+  {%- set spark3 = spark_cdc._spark3() -%}
+  {%- set member = 'string' if spark3 else 'variant' -%}
   {%- set table_lit = spark_cdc._sql_string(settings.source_table) -%}
   {%- set pk = settings.primary_key -%}
   {%- set pk_sorted = pk | sort -%}
@@ -19,12 +22,12 @@
   {#- JSON mode: `key` is positional in the table's declared key order; values in sorted-name order,
       as text (the canonical key) and as the JSON values they are (the images). -#}
   {%- set json_key_values -%}
-    {%- if pk -%}array({% for c in pk_sorted %}variant_get(try_element_at(k.j.key, {{ pk.index(c) + 1 }}), '$', 'string'){{ ', ' if not loop.last }}{% endfor %})
+    {%- if pk -%}array({% for c in pk_sorted %}{{ spark_cdc._cdc_member_string('try_element_at(k.j.key, ' ~ (pk.index(c) + 1) ~ ')') }}{{ ', ' if not loop.last }}{% endfor %})
     {%- else -%}cast(null as array<string>){%- endif -%}
   {%- endset -%}
   {%- set json_key_members -%}
     {%- if pk -%}array({% for c in pk_sorted %}try_element_at(k.j.key, {{ pk.index(c) + 1 }}){{ ', ' if not loop.last }}{% endfor %})
-    {%- else -%}cast(null as array<variant>){%- endif -%}
+    {%- else -%}cast(null as array<{{ member }}>){%- endif -%}
   {%- endset -%}
   {%- set type_hints -%}
     {%- if settings.column_types -%}
@@ -36,19 +39,26 @@
       VARIANT: each keeps its JSON type (a Json column's string value stays a string) and every
       digit. `ts`/`resolved` are [step, txId] arrays; Debezium-compatible records wrap everything in
       `payload`. -#}
-  {%- set image = 'map<string, variant>' -%}
+  {%- set image = 'map<string, ' ~ member ~ '>' -%}
   {%- set message_schema -%}
-struct<key: array<variant>, `update`: {{ image }}, `reset`: {{ image }}, erase: {{ image }}, newImage: {{ image }}, oldImage: {{ image }}, ts: array<string>, resolved: array<string>, payload: struct<op: string, before: {{ image }}, after: {{ image }}, source: struct<connector: string, version: string, ts_ms: string, step: string, txId: string, snapshot: string>>, _corrupt: string>
+struct<key: array<{{ member }}>, `update`: {{ image }}, `reset`: {{ image }}, erase: {{ image }}, newImage: {{ image }}, oldImage: {{ image }}, ts: array<string>, resolved: array<string>, payload: struct<op: string, before: {{ image }}, after: {{ image }}, source: struct<connector: string, version: string, ts_ms: string, step: string, txId: string, snapshot: string>>, _corrupt: string>
   {%- endset %}
-  ydb_parsed as (
-    select
-      r.*,
+  {%- set parsed -%}
       from_json(
         case when {{ spark_cdc._payload_within_limit('r.raw_value') }} then r.raw_value end,
         {{ spark_cdc._sql_string(message_schema) }},
         map('columnNameOfCorruptRecord', '_corrupt')
-      ) as j
+      )
+  {%- endset %}
+  ydb_parsed as (
+  {%- if spark3 %}
+    {{ spark_cdc._ydb_exact_members(parsed, raw_cte) }}
+  {%- else %}
+    select
+      r.*,
+      {{ parsed }} as j
     from {{ raw_cte }} as r
+  {%- endif %}
   ),
 
   ydb_mode as (
@@ -84,7 +94,7 @@ struct<key: array<variant>, `update`: {{ image }}, `reset`: {{ image }}, erase: 
         case when k.is_debezium
              then {{ spark_cdc.key_values(
                     ('' ~ pk_sorted_arr if pk else 'array_sort(map_keys(' ~ key_map ~ '))'),
-                    "transform_values(coalesce(k.j.payload.after, k.j.payload.before), (c, v) -> variant_get(v, '$', 'string'))", key_map) }}
+                    "transform_values(coalesce(k.j.payload.after, k.j.payload.before), (c, v) -> " ~ spark_cdc._cdc_member_string('v') ~ ")", key_map) }}
              else {{ json_key_values }} end as pk_values,
         case when not k.is_debezium then {{ json_key_members }} end as pk_members
       from ydb_mode as k
@@ -98,7 +108,7 @@ struct<key: array<variant>, `update`: {{ image }}, `reset`: {{ image }}, erase: 
           members (the message key's values, as strings, where the image lacks them). -#}
       case when k.canonical_key is null then null
            when k.is_debezium then map_from_arrays(k.pk_columns, transform(k.pk_columns, (c, i) ->
-             coalesce(try_element_at(coalesce(k.j.payload.after, k.j.payload.before), c), cast(element_at(k.pk_values, i + 1) as variant))))
+             coalesce(try_element_at(coalesce(k.j.payload.after, k.j.payload.before), c), {{ spark_cdc._cdc_string_member('element_at(k.pk_values, i + 1)') }})))
            else map_from_arrays(k.pk_columns, k.pk_members) end as key_map,
       {#- The image that becomes `after`: JSON newImage (full), reset (full) or update (the written
           columns); Debezium after. Key columns are left out and merged back from the key. -#}
@@ -123,8 +133,7 @@ struct<key: array<variant>, `update`: {{ image }}, `reset`: {{ image }}, erase: 
         when c.is_debezium and (c.op_raw is null or c.op_raw not in ('c', 'u', 'd', 'r')) then 'unknown_op'
         when not c.is_debezium and c.json_op_flags = 0 then 'unknown_op'
         when not c.is_debezium and c.json_op_flags > 1 then 'invalid_envelope'
-        when size(map_keys(c.new_image)) != size(array_distinct(map_keys(c.new_image)))
-          or size(map_keys(c.old_image)) != size(array_distinct(map_keys(c.old_image))) then 'invalid_envelope'
+        when {{ spark_cdc._ydb_repeated_names('c', spark3) }} then 'invalid_envelope'
         when not c.is_debezium and c.j.ts is not null and size(c.j.ts) != 2 then 'invalid_envelope'
         {#- A virtual timestamp is two unsigned 64-bit integers (step, txId). #}
         when not c.is_debezium and c.j.ts is not null
@@ -155,17 +164,17 @@ struct<key: array<variant>, `update`: {{ image }}, `reset`: {{ image }}, erase: 
     {#- An old image carries no key columns (they are the record's key): YDB cannot change a key in
         one record. #}
     cast(null as string) as before_key,
-    case when d.reason_code is null and d.op_raw not in ('erase', 'd') then to_json(map_concat(
+    case when d.reason_code is null and d.op_raw not in ('erase', 'd') then {{ spark_cdc._cdc_members_object_json("map_concat(
       d.key_map,
-      map_filter(coalesce(d.new_image, cast(map() as map<string, variant>)), (col, v) -> not array_contains(d.pk_columns, col))))
+      map_filter(coalesce(d.new_image, cast(map() as " ~ image ~ ")), (col, v) -> not array_contains(d.pk_columns, col)))") }}
     end as after,
-    case when d.reason_code is null and (d.old_image is not null or d.op_raw in ('erase', 'd')) then to_json(map_concat(
+    case when d.reason_code is null and (d.old_image is not null or d.op_raw in ('erase', 'd')) then {{ spark_cdc._cdc_members_object_json("map_concat(
       d.key_map,
-      map_filter(coalesce(d.old_image, cast(map() as map<string, variant>)), (col, v) -> not array_contains(d.pk_columns, col))))
+      map_filter(coalesce(d.old_image, cast(map() as " ~ image ~ ")), (col, v) -> not array_contains(d.pk_columns, col)))") }}
     end as before,
     {#- UPDATES mode (and keys-only / old-image records) carry only some columns: those plus the key. -#}
     case when d.reason_code is null and d.op_raw not in ('erase', 'd') and not d.is_full_image
-         then array_sort(array_union(d.pk_columns, map_keys(coalesce(d.new_image, cast(map() as map<string, variant>)))))
+         then array_sort(array_union(d.pk_columns, map_keys(coalesce(d.new_image, cast(map() as {{ image }})))))
     end as present_columns,
     case when d.reason_code is null and not d.is_debezium and d.op_raw = 'update'
               and d.j.newImage is null and d.j.oldImage is null and size(d.j.`update`) > 0
@@ -206,8 +215,7 @@ struct<key: array<variant>, `update`: {{ image }}, `reset`: {{ image }}, erase: 
       when 'unknown_op' then concat('op=', coalesce(substr(d.op_raw, 1, 40), 'null (no update, reset or erase field)'))
       when 'invalid_envelope' then case
         when d.json_op_flags > 1 then 'more than one of update, reset, erase'
-        when size(map_keys(d.new_image)) != size(array_distinct(map_keys(d.new_image)))
-          or size(map_keys(d.old_image)) != size(array_distinct(map_keys(d.old_image))) then 'a row image names a column twice (which value it means is undefined)'
+        when {{ spark_cdc._ydb_repeated_names('d', spark3) }} then 'a row image names a column twice (which value it means is undefined)'
         when d.j._corrupt is null then 'ts, step or txId is not a number pair'
         else 'an envelope field has the wrong JSON type' end
       when 'malformed_json' then case when d.raw_value is null or trim(d.raw_value) = ''
@@ -226,6 +234,51 @@ struct<key: array<variant>, `update`: {{ image }}, `reset`: {{ image }}, erase: 
                                           ': a virtual timestamp is two unsigned 64-bit integers')
     end as reason_detail
   from ydb_classified as d
+{%- endmacro %}
+
+{#- SQL boolean: a row image (of row `alias`) names a column twice. On Spark 3.5 the message was read
+    by spark_cdc_json_members, which is null when a name repeats anywhere in an image. -#}
+{% macro _ydb_repeated_names(alias, spark3) -%}
+  {%- if spark3 -%}
+  {{ alias }}._repeated_names
+  {%- else -%}
+  (size(map_keys({{ alias }}.new_image)) != size(array_distinct(map_keys({{ alias }}.new_image)))
+   or size(map_keys({{ alias }}.old_image)) != size(array_distinct(map_keys({{ alias }}.old_image))))
+  {%- endif -%}
+{%- endmacro %}
+
+{#- Spark 3.5 form of parse_ydb's first step (the raw rows plus `j`, the parsed message): its
+    from_json reads images and key components as strings, which loses digits (1.50 becomes 1.5), so
+    they are replaced by the exact members of the message text (spark_cdc_json_members /
+    spark_cdc_json_elements: Spark 4's VARIANT text). `_repeated_names`: the envelope parsed but a
+    name repeats inside it. -#}
+{% macro _ydb_exact_members(parsed, raw_cte) -%}
+  {%- set fields = ['update', 'reset', 'erase', 'newImage', 'oldImage'] -%}
+    select
+      p.*,
+      named_struct(
+        'key', case when p.j0.key is not null then spark_cdc_json_elements(p.m['key']) end,
+        {%- for f in fields %}
+        {{ spark_cdc._sql_string(f) }}, case when p.j0.{{ spark_cdc.quote_identifier(f) }} is not null then spark_cdc_json_members(p.m[{{ spark_cdc._sql_string(f) }}]) end,
+        {%- endfor %}
+        'ts', p.j0.ts,
+        'resolved', p.j0.resolved,
+        'payload', case when p.j0.payload is not null then named_struct(
+          'op', p.j0.payload.op,
+          'before', case when p.j0.payload.before is not null then spark_cdc_json_members(p.pm['before']) end,
+          'after', case when p.j0.payload.after is not null then spark_cdc_json_members(p.pm['after']) end,
+          'source', p.j0.payload.source) end,
+        '_corrupt', p.j0._corrupt
+      ) as j,
+      p.j0 is not null and p.j0._corrupt is null and p.m is null as _repeated_names
+    from (
+      select q.*, spark_cdc_json_members(q.m['payload']) as pm
+      from (
+        select r.*, {{ parsed }} as j0,
+               spark_cdc_json_members(case when {{ spark_cdc._payload_within_limit('r.raw_value') }} then r.raw_value end) as m
+        from {{ raw_cte }} as r
+      ) as q
+    ) as p
 {%- endmacro %}
 
 {#- The YDB options of the staging model, validated at compile time: the source table (YDB

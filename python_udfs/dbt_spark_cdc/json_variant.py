@@ -161,3 +161,17 @@ def image_members(text: str | None) -> dict[str, str] | None:
         return {k: members[k] for k in order}
     except (ValueError, RecursionError):
         return None
+
+
+def array_elements(text: str | None) -> list[str] | None:
+    """``transform(try_variant_get(try_parse_json(text), '$', 'array<variant>'), v -> to_json(v))``
+    of Spark 4: each element of a JSON array as VARIANT writes it; null unless a valid JSON array."""
+    if text is None:
+        return None
+    try:
+        value = _first_value(text)
+        if not isinstance(value, list) or isinstance(value, _Object):
+            return None
+        return [_write(v, non_finite=False) for v in value]
+    except (ValueError, RecursionError):
+        return None

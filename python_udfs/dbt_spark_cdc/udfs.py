@@ -25,7 +25,7 @@ import pandas as pd
 from dbt_spark_cdc import __version__ as _version
 from dbt_spark_cdc.checksums import crc32c_function
 from dbt_spark_cdc.decoders import decode_connect_decimal
-from dbt_spark_cdc.json_variant import canonical_json, image_members
+from dbt_spark_cdc.json_variant import array_elements, canonical_json, image_members
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -54,6 +54,10 @@ def _json_members_series(texts: pd.Series) -> pd.Series:
 
 def _json_canonical_series(texts: pd.Series) -> pd.Series:
     return pd.Series([canonical_json(t) for t in texts], dtype="object")
+
+
+def _json_elements_series(texts: pd.Series) -> pd.Series:
+    return pd.Series([array_elements(t) for t in texts], dtype="object")
 
 
 def _version_series(dummy: pd.Series) -> pd.Series:
@@ -85,7 +89,7 @@ UDFS: tuple[UdfSpec, ...] = (
         "Kafka Connect Decimal (base64 big-endian unscaled bytes); null when undecodable or wider "
         "than 38 digits.",
     ),
-    # Spark 3.5 has no VARIANT: the macros read JSON through these two there (json_variant.py).
+    # Spark 3.5 has no VARIANT: the macros read JSON through these three there (json_variant.py).
     UdfSpec(
         "spark_cdc_json_members",
         _json_members_series,
@@ -98,6 +102,13 @@ UDFS: tuple[UdfSpec, ...] = (
         _json_canonical_series,
         "string",
         "spark_cdc_json_canonical(text string) -> string: Spark 4's to_json(try_parse_json(text)).",
+    ),
+    UdfSpec(
+        "spark_cdc_json_elements",
+        _json_elements_series,
+        "array<string>",
+        "spark_cdc_json_elements(text string) -> array<string>: each element of a JSON array as Spark 4's "
+        "to_json of the VARIANT element writes it.",
     ),
     UdfSpec(
         "spark_cdc_version",

@@ -6,8 +6,8 @@ member of from_json(text, 'map<string, variant>')), recorded from a 4.3 session.
 
 import pandas as pd
 import pytest
-from dbt_spark_cdc.json_variant import canonical_json, image_members
-from dbt_spark_cdc.udfs import _json_canonical_series, _json_members_series
+from dbt_spark_cdc.json_variant import array_elements, canonical_json, image_members
+from dbt_spark_cdc.udfs import _json_canonical_series, _json_elements_series, _json_members_series
 
 
 @pytest.mark.parametrize(
@@ -83,3 +83,15 @@ def test_series_wrappers():
     assert members.tolist() == [{"a": "1.5"}, None]
     canonical = _json_canonical_series(pd.Series(['{"b":1,"a":2}', "x"], dtype="object"))
     assert canonical.tolist() == ['{"a":2,"b":1}', None]
+
+
+def test_array_elements():
+    assert array_elements('[1.50, "a", {"b":1,"a":[1e2]}, null]') == [
+        "1.5",
+        '"a"',
+        '{"a":[100.0],"b":1}',
+        "null",
+    ]
+    assert array_elements('{"a":1}') is None
+    assert array_elements('[{"a":1,"a":2}]') is None
+    assert _json_elements_series(pd.Series(["[1]", None], dtype="object")).tolist() == [["1"], None]

@@ -73,6 +73,7 @@ def test_udf_names_unique_and_prefixed():
         "spark_cdc_decode_connect_decimal",
         "spark_cdc_json_members",
         "spark_cdc_json_canonical",
+        "spark_cdc_json_elements",
         "spark_cdc_version",
     ]
 
@@ -88,6 +89,7 @@ def test_udf_return_types():
         "spark_cdc_decode_connect_decimal": "string",
         "spark_cdc_json_members": "map<string,string>",
         "spark_cdc_json_canonical": "string",
+        "spark_cdc_json_elements": "array<string>",
         "spark_cdc_version": "string",
     }
 
