@@ -20,7 +20,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 PYTEST_WORKERS ?= 2
 XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: demo report test test-fast test-long test-matrix lint lint-sql unit integration bench clean
+.PHONY: demo report test test-fast test-long test-matrix test-spark35 lint lint-sql unit integration bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -72,6 +72,15 @@ test-long: $(STAMP)
 # .venv-matrix/ (README, Supported versions; MATRIX="dbt1.10-pyspark4" for one). About 30 minutes each.
 test-matrix: $(STAMP)
 	$(BIN)/python integration_tests/scripts/test_matrix.py
+
+# The Spark 3.5 lane (README, Supported runtimes): its own venv with pyspark 3.5 (numpy<2 and
+# pyarrow<=24, which pyspark 3.5 needs), then the unit tests and each format's example project.
+SPARK35_VENV := .venv-matrix/spark35
+test-spark35:
+	test -x $(SPARK35_VENV)/bin/python || $(PYTHON) -m venv $(SPARK35_VENV)
+	$(SPARK35_VENV)/bin/python -m pip install --quiet -e '.[dev]' 'pyspark>=3.5,<3.6' 'numpy<2' 'pyarrow<=24'
+	SPARK_CDC_HOME=$(CURDIR)/.spark/spark35 PYSPARK_PYTHON=$(CURDIR)/$(SPARK35_VENV)/bin/python \
+	  $(SPARK35_VENV)/bin/pytest tests/unit tests/integration/test_examples.py -q
 
 # Every case at the issue's sizes (18-24 minutes on 2 cores, 37 on a slow day); BENCH_ARGS='--scale
 # 0.01' for a smoke run, '--cases parse:debezium,apply' for some cases. Its own metastore: never the

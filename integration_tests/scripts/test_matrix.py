@@ -6,8 +6,9 @@ Spark home, and a full `pytest tests` run. The outcome and the date of each run 
 README's support table (between the `matrix:start` / `matrix:end` markers), so the table always says
 when a combination last passed here. `MATRIX="dbt1.10-pyspark4"` runs one combination.
 
-pyspark 3.5 is listed but not run: spark_cdc's SQL uses Spark 4 functions and types (VARIANT,
-is_valid_utf8 / make_valid_utf8, try_parse_json), and the project's fixed decision is pyspark 4.x.
+pyspark 3.5 takes the package's Spark 3.5 path (chosen once per run from the Spark version) and needs
+numpy<2 and pyarrow<=24 (pyspark 3.5's pandas API fails under numpy 2, and newer pyarrow requires it);
+its combinations install those pins.
 """
 
 from __future__ import annotations
@@ -30,25 +31,16 @@ class Combination:
     name: str
     dbt_core: str
     pyspark: str
-    unsupported: str = ""
+    extra: tuple[str, ...] = ()
 
 
-UNSUPPORTED_35 = "not supported: Spark 4 SQL (VARIANT, is_valid_utf8, try_parse_json); pyspark 4.x is fixed"
+#: pyspark 3.5 needs numpy<2 (its pandas API uses np.NaN), and pyarrow 25+ requires numpy 2.
+SPARK35_PINS = ("pyspark>=3.5,<3.6", "numpy<2", "pyarrow<=24")
 COMBINATIONS = (
-    Combination("dbt1.11-pyspark4", "dbt-core>=1.11,<1.12", "pyspark>=4.0,<5"),
-    Combination("dbt1.10-pyspark4", "dbt-core>=1.10,<1.11", "pyspark>=4.0,<5"),
-    Combination(
-        "dbt1.11-pyspark3.5",
-        "dbt-core>=1.11,<1.12",
-        "pyspark>=3.5,<3.6",
-        UNSUPPORTED_35,
-    ),
-    Combination(
-        "dbt1.10-pyspark3.5",
-        "dbt-core>=1.10,<1.11",
-        "pyspark>=3.5,<3.6",
-        UNSUPPORTED_35,
-    ),
+    Combination("dbt1.11-pyspark4", "dbt-core>=1.11,<1.12", "pyspark>=4.0,<4.4"),
+    Combination("dbt1.10-pyspark4", "dbt-core>=1.10,<1.11", "pyspark>=4.0,<4.4"),
+    Combination("dbt1.11-pyspark3.5", "dbt-core>=1.11,<1.12", SPARK35_PINS[0], SPARK35_PINS[1:]),
+    Combination("dbt1.10-pyspark3.5", "dbt-core>=1.10,<1.11", SPARK35_PINS[0], SPARK35_PINS[1:]),
 )
 
 
@@ -71,7 +63,10 @@ def test_combination(combo: Combination, pytest_args: list[str]) -> tuple[str, s
     python = venv / "bin" / "python"
     if not python.exists() and run([sys.executable, "-m", "venv", str(venv)]) != 0:
         return "venv failed", ""
-    install = [str(python), "-m", "pip", "install", "--quiet", "-e", ".[dev]", combo.dbt_core, combo.pyspark]
+    install = [
+        *(str(python), "-m", "pip", "install", "--quiet", "-e", ".[dev]"),
+        *(combo.dbt_core, combo.pyspark, *combo.extra),
+    ]
     if run(install) != 0:
         return "install failed", ""
     installed = versions(python)
@@ -125,9 +120,6 @@ def main(argv: list[str]) -> int:
     rows: dict[str, tuple[str, str, str]] = {}
     failed = False
     for combo in COMBINATIONS:
-        if combo.unsupported:
-            rows[combo.name] = ("-", combo.unsupported, "-")
-            continue
         if wanted and combo.name not in wanted:
             continue
         outcome, installed = test_combination(combo, argv)
