@@ -88,7 +88,7 @@
 {#- SQL: a string as an image member holding that JSON string (cast(expr as variant)). -#}
 {% macro _cdc_string_member(expr) -%}
   {%- if spark_cdc._spark3() -%}
-  regexp_extract(to_json(array({{ expr }})), '^\\[(.*)\\]$', 1)
+  regexp_extract(to_json(array({{ expr }})), '(?s)^\\[(.*)\\]$', 1)
   {%- else -%}
   cast({{ expr }} as variant)
   {%- endif -%}
@@ -98,7 +98,7 @@
 {% macro _cdc_members_object_json(map_expr) -%}
   {%- if spark_cdc._spark3() -%}
   concat('{', array_join(transform(map_entries({{ map_expr }}),
-    _cdc_e -> concat(regexp_extract(to_json(array(_cdc_e.key)), '^\\[(.*)\\]$', 1), ':', _cdc_e.value)), ','), '}')
+    _cdc_e -> concat(regexp_extract(to_json(array(_cdc_e.key)), '(?s)^\\[(.*)\\]$', 1), ':', _cdc_e.value)), ','), '}')
   {%- else -%}
   to_json({{ map_expr }})
   {%- endif -%}
