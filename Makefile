@@ -6,6 +6,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The Spark line the venv gets (pyproject.toml accepts any pyspark 4): the newest Spark that Delta Lake
+# and Apache Iceberg release for (README, Delta Lake and Apache Iceberg); the lakehouse jars below
+# match it. PYSPARK_SPEC='pyspark>=4.3,<4.4' for a parquet/orc-only venv on a newer Spark.
+PYSPARK_SPEC ?= pyspark>=4.1.1,<4.2
 
 export SPARK_CDC_HOME ?= $(CURDIR)/.spark
 # Spark's Python workers must run this venv's interpreter (pyarrow, pandas, the UDFs).
@@ -20,12 +24,21 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 PYTEST_WORKERS ?= 2
 XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: demo report test test-fast test-long test-matrix test-spark35 lint lint-sql unit integration bench clean
+.PHONY: demo report test test-fast test-long test-matrix test-spark35 lint lint-sql unit integration bench \
+	clean lakehouse-jars test-lakehouse test-delta test-iceberg
 
-$(STAMP): pyproject.toml
+# The lakehouse lanes: the MERGE storage, every example and the randomized reference suite (short)
+# with file_format delta, and again with iceberg, each format in a pytest process (Spark session) of
+# its own (tests/helpers/lakehouse.py). Jars: integration_tests/lakehouse/pom.xml, resolved once into
+# .spark/jars/ (Maven cache .spark/m2).
+LAKEHOUSE_TESTS := tests/integration/test_lakehouse_merge.py tests/integration/test_examples.py \
+	tests/integration/test_apply_reference_formats.py
+LAKEHOUSE_SCENARIOS ?= 8
+
+$(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]' '$(PYSPARK_SPEC)'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -51,8 +64,21 @@ unit: $(STAMP)
 integration: $(STAMP)
 	$(BIN)/pytest tests/integration -q $(XDIST)
 
-test: $(STAMP) lint
+test: $(STAMP) lint lakehouse-jars
 	$(BIN)/pytest tests -q $(XDIST) --durations=15
+	$(MAKE) --no-print-directory test-lakehouse
+
+# Delta Lake and Apache Iceberg runtime jars for the installed pyspark's Spark line (once; then cached).
+lakehouse-jars: $(STAMP)
+	$(BIN)/python -m tests.helpers.lakehouse
+
+# Both lakehouse lanes at once (one JVM each), output kept per lane.
+test-lakehouse: lakehouse-jars
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-delta test-iceberg
+
+test-delta test-iceberg: lakehouse-jars
+	SPARK_CDC_TABLE_FORMAT=$(@:test-%=%) SPARK_CDC_REFERENCE_SCENARIOS=$(LAKEHOUSE_SCENARIOS) \
+	  $(BIN)/pytest $(LAKEHOUSE_TESTS) -q --durations=5
 
 # The edit loop (a few minutes): unit tests, then one build per format (each examples/<format> project).
 test-fast: $(STAMP)
@@ -67,6 +93,7 @@ test-long: $(STAMP)
 	  SPARK_CDC_CLUSTER_TESTS=all SPARK_CDC_REFERENCE_SCENARIOS=300 \
 	  $(BIN)/pytest tests/integration/test_reliability_*.py tests/integration/test_apply_reference_formats.py \
 	  -q $(XDIST) --durations=10
+	$(MAKE) --no-print-directory test-lakehouse LAKEHOUSE_SCENARIOS=60
 
 # The suite on each supported dbt-core x pyspark combination, each in its own venv under
 # .venv-matrix/ (README, Supported versions; MATRIX="dbt1.10-pyspark4" for one). About 30 minutes each.

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from dbt_spark_cdc.testing import FORMATS, DbtProject, land_messages
 
+from tests.helpers.lakehouse import session_env
+
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT_DIR = ROOT / "integration_tests"
 
@@ -33,6 +35,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbtProject]:
     # keeps a test only when all its parents are selected or upstream of the selection.
     os.environ.setdefault("DBT_INDIRECT_SELECTION", "buildable")
     os.environ["SPARK_CDC_SCHEMA"] = "it_setup"
+    # SPARK_CDC_TABLE_FORMAT=delta|iceberg: this process's session loads that format (the lakehouse
+    # lanes of `make test`); the jars are resolved first if they are not in the project's cache.
+    os.environ.update(session_env())
     proj = DbtProject(str(PROJECT_DIR))
     # pytest-xdist workers share integration_tests/dbt_packages: one `dbt deps` at a time (a second
     # one running while the first links the package refuses the link as outside the install path).

@@ -17,6 +17,8 @@ The builds run once, in the first test that needs them; each test then checks on
 
 SPARK_CDC_REFERENCE_SEED picks other histories (failure messages name the seed);
 SPARK_CDC_REFERENCE_SCENARIOS sets how many scenarios each format's history has (the long form).
+In a lakehouse lane (SPARK_CDC_TABLE_FORMAT=delta|iceberg) the targets use that file_format: the MERGE
+storage on real Delta Lake or Apache Iceberg.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import pytest
 import yaml
 from dbt_spark_cdc.testing import DbtProject, RawMessage, land_messages
 
+from tests.helpers.lakehouse import table_format
 from tests.helpers.reference import (
     COLUMNS,
     KEY,
@@ -432,6 +435,8 @@ def outcome(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     if not _OUTCOME:
         # The suite's target models are enabled only for it.
         monkeypatch.setenv("SPARK_CDC_IT_REFERENCE", "1")
+        # The targets' file_format: the lane's lakehouse format, parquet otherwise.
+        monkeypatch.setenv("SPARK_CDC_IT_FILE_FORMAT", table_format() or "parquet")
         project: DbtProject = request.getfixturevalue("project")
         schema: str = request.getfixturevalue("schema")
         feeds = make_feeds(SEED, SCENARIOS)
@@ -467,6 +472,7 @@ def test_a_rerun_rewrites_nothing_and_a_full_refresh_gives_the_same(outcome: Out
     assert outcome.rerun[feed] == [], _report(outcome.rerun[feed])
 
 
+@pytest.mark.skipif(table_format() is not None, reason="no Spark: the main suite runs it")
 def test_the_histories_exercise_every_kind_of_change() -> None:
     """No Spark: the generated histories and deliveries hold every kind the suite is about, in every
     format that can express it."""

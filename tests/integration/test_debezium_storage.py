@@ -1,21 +1,18 @@
 """The storage strategies of cdc_scd1 / cdc_scd2 side by side over one Debezium history, batch by batch.
 
 - the versioned parquet rewrite (`products`, `products_history` of integration_tests): the reference;
-- the MERGE strategy (file_format delta / iceberg / hudi: `products_merge`, `products_history_merge`)
-  on parquet, with only the MERGE statement carried out by its equivalent
-  (integration_tests/macros/merge_emulation.sql; why, and the parse checks: test_debezium_merge.py);
 - partitioned parquet (`parts_scd1`, `parts_scd2`, partition_by='name', in the throwaway project of
   test_debezium_partitions.py over the same cdc_changes), which rewrites only the partitions a batch
   touches.
 
 The history (test_debezium_merge.batches: several names, a key moving between names, late changes
 splitting SCD2 versions, TOAST, a primary-key change, redelivery, deletes, a truncate and changes
-after it) lands in six batches. After each, the MERGE and partitioned targets must equal the rewrite
-(views, hidden rows, TBLPROPERTIES), the MERGE's source must hold only the touched keys' rows, and
-exactly the touched partitions get new directories. In batches 3 and 4 the partitioned targets are
-first killed after their first partition switch (the next run rolls forward). Then: a run without new
-changes rewrites nothing; a re-run after a crash between MERGE and view swap changes no row; a full
-refresh of the MERGE targets rebuilds the same views.
+after it) lands in six batches. After each, the partitioned targets must equal the rewrite (views,
+hidden rows, TBLPROPERTIES), and exactly the touched partitions get new directories. In batches 3
+and 4 the partitioned targets are first killed after their first partition switch (the next run
+rolls forward). Then: a run without new changes rewrites nothing. (The MERGE storage of delta and
+iceberg targets is compared with the same rewrite over the same history on real Delta Lake and
+Apache Iceberg: test_lakehouse_merge.py.)
 
 Runs killed while writing a table (found by the crash test's long form) are replayed too: before
 batches 1 and 2 the directories such a kill leaves (data in the table's default location, no table in
@@ -26,8 +23,7 @@ version table, the partitioned targets' work tables. Spark refuses to create a t
 After batch 2 the Debezium staging table is left as appends killed before and during their job
 commit leave it; the next run settles it first, and every message must be staged exactly once.
 
-One build of the change stream and the rewrite per batch serves both comparisons: until 2026-11-27 a
-MERGE test and a partition test each built the rewrite, and the partition test the change stream too.
+One build of the change stream and the rewrite per batch serves every comparison.
 """
 
 from __future__ import annotations
@@ -42,9 +38,7 @@ import pytest
 from dbt_spark_cdc.testing import DbtProject, land_messages
 from test_debezium_merge import (
     RUN,
-    assert_same_targets,
     batches,
-    corpus,
     physical,
     props,
     version_table,
@@ -248,49 +242,14 @@ def apply_partitioned(
             assert rewritten < len(after_dirs), (i, parts)
 
 
-# --- MERGE --------------------------------------------------------------------------------------
-
-
-def check_merge_sources(project: DbtProject, schema: str, i: int, log: str, touched: set[int]) -> None:
-    """What batch `i`'s MERGE statements read (integration_tests/macros/merge_emulation.sql logs it)."""
-    if i == 0:
-        # The first build creates the state table; no MERGE yet, no version tables.
-        assert not project.spark.catalog.tableExists(f"{schema}.it_merge_log")
-        assert not project.spark.catalog.tableExists(f"{schema}.products_merge__cdc_v1")
-        return
-    merges = {r["target"]: r for r in project.rows(f"select * from {log}")}
-    assert merges.keys() == {"products_merge__cdc_state", "products_history_merge__cdc_state"}
-    if i == 3:
-        # Without a truncate the source holds the touched keys' rows only, never the whole state.
-        scd1 = merges["products_merge__cdc_state"]
-        assert (scd1["source_rows"], scd1["removes"]) == (len(touched), 0)
-        assert scd1["source_rows"] < scd1["state_rows_before"]
-        ids = ", ".join(map(str, touched))
-        versions = project.rows(f"select count(*) as n from `{schema}`.products_history where id in ({ids})")
-        scd2 = merges["products_history_merge__cdc_state"]
-        # Every new version of the touched keys, plus 107's stored version at 34132200, removed.
-        assert (scd2["source_rows"], scd2["removes"]) == (versions[0]["n"] + 1, 1)
-    if i == 4:
-        # A truncate touches every key: the source is the whole next state.
-        scd1 = merges["products_merge__cdc_state"]
-        # Every stored row, plus 200, the marker, and 201: it is older than the truncate, so it
-        # lands as the truncate's (hidden) tombstone, as if it had arrived before it.
-        assert scd1["source_rows"] == scd1["state_rows_before"] + 3
-
-
-def test_merge_and_partitioned_targets_equal_the_rewrite_after_every_batch(
+def test_partitioned_targets_equal_the_rewrite_after_every_batch(
     project: DbtProject, schema: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("SPARK_CDC_IT_EMULATE_MERGE", "1")
     monkeypatch.delenv("SPARK_CDC_IT_CRASH_AFTER_SWITCH", raising=False)
     side = partitions_project(project, tmp_path, schema, PAIRS)
-    log = f"`{schema}`.it_merge_log"
     unsettled, staged_before = 0, set()
-    redelivered = json.loads(corpus("schema-include")[10])["payload"]
-    touched = {106, 300, 104, 101, 401, 107, (redelivered["after"] or redelivered["before"])["id"]}
     for i, batch in enumerate(batches()):
         land_messages(project.spark, f"{schema}_raw", "debezium", batch)
-        project.spark.sql(f"drop table if exists {log}")
         planted = []
         if i == 0:  # killed while building an incremental model the first time
             planted = [
@@ -303,7 +262,7 @@ def test_merge_and_partitioned_targets_equal_the_rewrite_after_every_batch(
             planted = [
                 plant_abandoned_write(project, schema, f"products__cdc_v{version}", ".spark-staging-1/x")
             ]
-        project.dbt(*RUN)  # the change stream, the rewrite and the MERGE targets
+        project.dbt(*RUN)  # the change stream and the rewrite
         if planted:
             assert_cleared(planted)
         if unsettled:
@@ -314,8 +273,6 @@ def test_merge_and_partitioned_targets_equal_the_rewrite_after_every_batch(
             ) in dbt_log()
             assert staged_refs(project, schema) >= staged_before
             unsettled = 0
-        assert_same_targets(project, schema)
-        check_merge_sources(project, schema, i, log, touched)
         apply_partitioned(project, side, schema, i, monkeypatch)
         if i == 2:  # appends killed before and during their commit, for the next batch's run
             staged_before = staged_refs(project, schema)
@@ -329,37 +286,6 @@ def test_merge_and_partitioned_targets_equal_the_rewrite_after_every_batch(
     snapshot = {p: (directories(project, schema, p), props(project, schema, p)) for p in PAIRS}
     side.dbt(*PARTS_RUN)
     assert {p: (directories(project, schema, p), props(project, schema, p)) for p in PAIRS} == snapshot
-
-    # MERGE, a crash between the MERGE (committed) and the view swap: the state holds the last batch,
-    # the view still records the previous watermark. The re-run re-applies the batch: no-op.
-    state1 = project.rows(f"select * from `{schema}`.products_merge__cdc_state")
-    state2 = physical(project, f"`{schema}`.products_history_merge__cdc_state", False)
-    loads = project.rows(f"select distinct cast(cdc_loaded_at as string) as t from `{schema}`.cdc_changes")
-    earlier = sorted(r["t"] for r in loads)[-2]  # the watermark before the last batch
-    for model in ("products_merge", "products_history_merge"):
-        project.spark.sql(
-            f"alter view `{schema}`.{model} set tblproperties ('spark_cdc.consumed_through' = '{earlier}')"
-        )
-    project.spark.sql(f"drop table if exists {log}")
-    project.dbt("run", "--select", "products_merge", "products_history_merge")
-    rerun = project.rows(f"select * from {log} order by target")
-    assert {r["target"] for r in rerun} == {"products_merge__cdc_state", "products_history_merge__cdc_state"}
-    key = "_cdc_key"
-    # Every SCD1 row, apply time included (the re-applied changes are stale: rows are copied).
-    assert sorted(
-        project.rows(f"select * from `{schema}`.products_merge__cdc_state"), key=lambda r: r[key]
-    ) == sorted(state1, key=lambda r: r[key])
-    assert physical(project, f"`{schema}`.products_history_merge__cdc_state", False) == state2
-    assert (
-        props(project, schema, "products_merge")["spark_cdc.consumed_through"]
-        == props(project, schema, "products")["spark_cdc.consumed_through"]
-    )
-    assert_same_targets(project, schema)
-
-    # A full refresh rebuilds the state table (CREATE OR REPLACE on delta): the same targets (an
-    # SCD1 rebuild keeps no tombstones of keys a truncate removed, so only the views compare).
-    project.dbt("run", "--select", "products_merge", "products_history_merge", "--full-refresh")
-    assert_same_targets(project, schema, hidden=False)
 
     # Files someone put there by hand (no trace of a Spark write) are not deleted: the error says so.
     from dbt_spark_cdc.abandoned_writes import clear_abandoned_location, explain

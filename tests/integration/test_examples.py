@@ -3,17 +3,24 @@ own folder, with its own packages.yml and profile) and ends with the source tabl
 
 The expected end state of each example is in tests/integration/data/examples/<format>.json (derived
 from the corpus' expected files; each example's README gives the messages' provenance).
-The SCD2 target must agree with it too: its current, non-deleted versions are the SCD1 rows."""
+The SCD2 target must agree with it too: its current, non-deleted versions are the SCD1 rows.
+
+In a lakehouse lane (SPARK_CDC_TABLE_FORMAT=delta|iceberg) each example is built from a copy whose
+models set that file_format, as a user would switch it: the same end state on real Delta Lake or
+Apache Iceberg."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from dbt_spark_cdc.testing import DbtProject
+
+from tests.helpers.lakehouse import table_format
 
 pytestmark = pytest.mark.integration
 
@@ -34,6 +41,24 @@ def test_every_example_folder_is_tested() -> None:
     assert folders and folders == set(examples())
 
 
+def example_folder(fmt: str, tmp_path: Path) -> Path:
+    """examples/<fmt>, or in a lakehouse lane a copy of it whose models use the lane's file_format
+    (its packages.yml pointing at this checkout)."""
+    folder = ROOT / "examples" / fmt
+    lakehouse = table_format()
+    if lakehouse is None:
+        return folder
+    copy = tmp_path / "example"
+    skip = shutil.ignore_patterns("target", "logs", "dbt_packages", ".spark", "package-lock.yml")
+    shutil.copytree(folder, copy, ignore=skip)
+    (copy / "packages.yml").write_text(f"packages:\n  - local: {json.dumps(str(ROOT))}\n")
+    head, models, body = (copy / "dbt_project.yml").read_text().rpartition("\nmodels:")
+    assert models and body.count("+file_format: parquet") == 1, fmt
+    body = body.replace("+file_format: parquet", f"+file_format: {lakehouse}")
+    (copy / "dbt_project.yml").write_text(head + models + body)
+    return copy
+
+
 def _as_text(row: dict[str, Any]) -> dict[str, str | None]:
     """Values as text, so Spark's Decimal and date compare with the JSON of the expectations."""
     return {k: None if v is None else str(v) for k, v in row.items()}
@@ -49,7 +74,7 @@ def test_example_builds_to_the_source_state(
 ) -> None:
     example = examples()[fmt]
     key = tuple(example["key"])
-    folder = ROOT / "examples" / fmt
+    folder = example_folder(fmt, tmp_path)
     # The example's own target/ and logs/ would land in the repository.
     monkeypatch.setenv("DBT_TARGET_PATH", str(tmp_path / "target"))
     monkeypatch.setenv("DBT_LOG_PATH", str(tmp_path / "logs"))

@@ -1,6 +1,7 @@
-{#- products_history with file_format='delta': the MERGE strategy of cdc_scd2. Built only by
-    tests/integration/test_debezium_storage.py, which runs the MERGE emulated on parquet
-    (integration_tests/macros/merge_emulation.sql): Spark here has no Delta jars. -#}
+{#- products_history on the MERGE storage of cdc_scd2, on real Delta Lake or Apache Iceberg: built
+    only in a test process whose Spark session has that format (SPARK_CDC_TABLE_FORMAT=delta|iceberg,
+    tests/integration/test_lakehouse_merge.py), beside the parquet rewrite `products_history`. -#}
 {{ config(materialized='cdc_scd2', unique_key='id', source_table='inventory.products', cdc_format='debezium',
-          file_format='delta', enabled=(env_var('SPARK_CDC_IT_EMULATE_MERGE', '') != '')) }}
+          file_format=env_var('SPARK_CDC_TABLE_FORMAT', 'delta'),
+          enabled=(env_var('SPARK_CDC_TABLE_FORMAT', '') in ('delta', 'iceberg'))) }}
 select * from {{ ref('cdc_changes') }}
