@@ -33,7 +33,10 @@ XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 # .spark/jars/ (Maven cache .spark/m2).
 LAKEHOUSE_TESTS := tests/integration/test_lakehouse_merge.py tests/integration/test_examples.py \
 	tests/integration/test_apply_reference_formats.py
+# The reference suite there: Debezium's feed (the one with truncates), few scenarios; make test-long:
+# every feed, 60 scenarios.
 LAKEHOUSE_SCENARIOS ?= 8
+LAKEHOUSE_FEEDS ?= debezium
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -78,7 +81,7 @@ test-lakehouse: lakehouse-jars
 
 test-delta test-iceberg: lakehouse-jars
 	SPARK_CDC_TABLE_FORMAT=$(@:test-%=%) SPARK_CDC_REFERENCE_SCENARIOS=$(LAKEHOUSE_SCENARIOS) \
-	  $(BIN)/pytest $(LAKEHOUSE_TESTS) -q --durations=5
+	  SPARK_CDC_REFERENCE_FEEDS='$(LAKEHOUSE_FEEDS)' $(BIN)/pytest $(LAKEHOUSE_TESTS) -q --durations=5
 
 # The edit loop (a few minutes): unit tests, then one build per format (each examples/<format> project).
 test-fast: $(STAMP)
@@ -93,7 +96,8 @@ test-long: $(STAMP)
 	  SPARK_CDC_CLUSTER_TESTS=all SPARK_CDC_REFERENCE_SCENARIOS=300 \
 	  $(BIN)/pytest tests/integration/test_reliability_*.py tests/integration/test_apply_reference_formats.py \
 	  -q $(XDIST) --durations=10
-	$(MAKE) --no-print-directory test-lakehouse LAKEHOUSE_SCENARIOS=60
+	$(MAKE) --no-print-directory test-lakehouse LAKEHOUSE_SCENARIOS=60 \
+	  LAKEHOUSE_FEEDS='debezium aurora_dsql qlik_replicate ydb cockroachdb'
 
 # The suite on each supported dbt-core x pyspark combination, each in its own venv under
 # .venv-matrix/ (README, Supported versions; MATRIX="dbt1.10-pyspark4" for one). About 30 minutes each.

@@ -18,7 +18,8 @@ The builds run once, in the first test that needs them; each test then checks on
 SPARK_CDC_REFERENCE_SEED picks other histories (failure messages name the seed);
 SPARK_CDC_REFERENCE_SCENARIOS sets how many scenarios each format's history has (the long form).
 In a lakehouse lane (SPARK_CDC_TABLE_FORMAT=delta|iceberg) the targets use that file_format: the MERGE
-storage on real Delta Lake or Apache Iceberg.
+storage on real Delta Lake or Apache Iceberg. SPARK_CDC_REFERENCE_FEEDS (space-separated format names)
+builds only those formats' feeds (the lanes: debezium, the one with truncates); the others skip.
 """
 
 from __future__ import annotations
@@ -114,6 +115,8 @@ def make_feeds(seed: int, scenarios: int) -> list[Feed]:
 
 
 FEEDS = ["debezium", "aurora_dsql", "qlik_replicate", "ydb", "cockroachdb"]
+# The feeds this process builds (SPARK_CDC_REFERENCE_FEEDS; default: all).
+BUILT = os.environ.get("SPARK_CDC_REFERENCE_FEEDS", " ".join(FEEDS)).split()
 
 
 # --- what the targets should hold ----------------------------------------------------------------
@@ -432,6 +435,9 @@ _OUTCOME: list[Outcome] = []
 @pytest.fixture
 def outcome(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Outcome:
     """The builds' outcome: run by the first test that asks (in its own fresh schema), then kept."""
+    feed = request.node.callspec.params["feed"]
+    if feed not in BUILT:
+        pytest.skip(f"{feed}: not in SPARK_CDC_REFERENCE_FEEDS")
     if not _OUTCOME:
         # The suite's target models are enabled only for it.
         monkeypatch.setenv("SPARK_CDC_IT_REFERENCE", "1")
@@ -439,7 +445,9 @@ def outcome(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
         monkeypatch.setenv("SPARK_CDC_IT_FILE_FORMAT", table_format() or "parquet")
         project: DbtProject = request.getfixturevalue("project")
         schema: str = request.getfixturevalue("schema")
-        feeds = make_feeds(SEED, SCENARIOS)
+        feeds = [f for f in make_feeds(SEED, SCENARIOS) if f.name in BUILT]
+        if BUILT != FEEDS:  # the other formats' staging is not built either
+            monkeypatch.setenv("SPARK_CDC_IT_FORMATS", " ".join(BUILT))
         try:
             _OUTCOME.append(run_builds(project, schema, feeds))
         except Exception as error:  # a failed build fails every test, with its message
