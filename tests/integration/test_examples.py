@@ -107,6 +107,9 @@ def test_example_builds_to_the_source_state(
     )
     assert project.rows(f"select count(*) as n from {history}") == [{"n": example["versions"]}]
     assert project.rows(f"select count(*) as n from `{SCHEMA}`.cdc_quarantine") == [{"n": 0}]
+    if table_format() is not None:  # the targets are the format's MERGE state tables, behind their views
+        for model in (example["scd1"], example["scd2"]):
+            assert project.spark.catalog.tableExists(f"{SCHEMA}.{model}__cdc_state"), model
 
     # The run summary (spark_cdc.run_summary, the package's on-run-end hook) in dbt's log.
     log = (tmp_path / "logs" / "dbt.log").read_text()
