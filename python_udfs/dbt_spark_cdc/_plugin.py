@@ -148,7 +148,8 @@ def _project_dir() -> str | None:
     try:
         from dbt.flags import get_flags
 
-        return getattr(get_flags(), "PROJECT_DIR", None)
+        flags: Any = get_flags()  # type: ignore[no-untyped-call]
+        return getattr(flags, "PROJECT_DIR", None)
     except Exception:  # flags not set up: a plugin loaded outside an invocation
         return None
 

@@ -3,7 +3,9 @@
 A case is the bytes a connector could land (not necessarily UTF-8) plus what was done to it. The
 mutations are the hostile inputs issue 7 lists: truncated and invalid JSON, wrong JSON types for
 every field, huge and deeply nested values, invalid UTF-8, missing and extra fields, unknown ops,
-negative and overflowing numbers, and (format-specific, built by the test) CRC mismatches, fragment
+negative and overflowing numbers, the attacker's values of hostile_values (Spark variable syntax,
+backticks, duplicate and case-colliding names, numbers beyond double range, a second JSON value),
+and (format-specific, built by the test) CRC mismatches, fragment
 indexes out of range, conflicting duplicate fragments and Qlik masks of the wrong length.
 """
 
@@ -101,12 +103,63 @@ def systematic(text: str, key: str | None = None) -> list[Case]:
 _MARKER = "\u2063spark-cdc-fuzz-nested\u2063"
 
 
-def with_nested(doc: Any, path: Path, depth: int) -> bytes:
-    """`doc` with the value at `path` replaced by arrays and objects nested `depth` deep (spliced
-    as text: Python's own encoder stops at its recursion limit)."""
+def spliced(doc: Any, path: Path, raw_json: str) -> bytes:
+    """`doc` with the value at `path` replaced by `raw_json`, spliced as text (for what Python's
+    encoder cannot write: very deep nesting, duplicate keys, numbers beyond double range)."""
     text = json.dumps(replaced(doc, path, _MARKER), ensure_ascii=False)
-    deep = '{"n":[' * (depth // 2) + "1" + "]}" * (depth // 2)
-    return text.replace(json.dumps(_MARKER, ensure_ascii=False), deep, 1).encode("utf-8")
+    return text.replace(json.dumps(_MARKER, ensure_ascii=False), raw_json, 1).encode("utf-8")
+
+
+def with_nested(doc: Any, path: Path, depth: int) -> bytes:
+    """`doc` with the value at `path` replaced by arrays and objects nested `depth` deep."""
+    return spliced(doc, path, '{"n":[' * (depth // 2) + "1" + "]}" * (depth // 2))
+
+
+#: Strings an attacker who controls a source row can put in a value or a column name: Spark's
+#: variable syntax, quotes and backticks, escapes, U+0000, the empty string, Hive's default partition.
+HOSTILE_STRINGS: tuple[str, ...] = (
+    "${env:HOME}",
+    "${spark.sql.shuffle.partitions}",
+    "a`b",
+    "x'y\\z\"w",
+    "nul\u0000byte",
+    "",
+    "__HIVE_DEFAULT_PARTITION__",
+)
+#: Numbers Spark's JSON reader cannot hold exactly: beyond double range, beyond decimal(38).
+HOSTILE_NUMBERS: tuple[str, ...] = ("1e400", "-1e400", "123456789012345678901234567890123456789012")
+
+
+def _value(doc: Any, path: Path) -> Any:
+    return _parent(doc, path)[path[-1]]
+
+
+def hostile_values(text: str, key: str | None = None) -> list[Case]:
+    """The attacker's classes, on every place of `text` they fit: hostile strings in each string
+    value, hostile and case-colliding names added to each object, each object with its first name
+    given twice, numbers beyond double range in each number, and a second JSON value after the
+    message (the one-value check)."""
+    doc = json.loads(text)
+    k = None if key is None else key.encode()
+    cases: list[Case] = []
+    where = list(paths(doc))
+    for path in where:
+        value, label = _value(doc, path), "/".join(map(str, path))
+        if isinstance(value, str):
+            cases += [Case(encode(replaced(doc, path, v)), k, f"set {label}={v!r}") for v in HOSTILE_STRINGS]
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            cases += [Case(spliced(doc, path, n), k, f"set {label}={n}") for n in HOSTILE_NUMBERS]
+        elif isinstance(value, dict) and value:
+            for name in ("${env:HOME}", "back`tick", "Dup", "dup"):
+                cases.append(
+                    Case(encode(replaced(doc, path, {**value, name: "v"})), k, f"name {name!r} in {label}")
+                )
+            first = json.dumps(next(iter(value)))
+            twice = json.dumps(value, ensure_ascii=False)[:-1] + f", {first}: null}}"
+            cases.append(Case(spliced(doc, path, twice), k, f"name {first} twice in {label}"))
+    raw = text.encode("utf-8")
+    cases += [Case(raw + tail, k, f"second JSON value {tail!r}") for tail in (b" 1", b"{}", b" []", b' "x"')]
+    return cases
 
 
 json_scalars = st.one_of(

@@ -184,7 +184,7 @@ TYPE_RECORDS = [
         "c_oid": 4294967295,
         "c_real": "NaN",
         "c_double": "-Infinity",
-        "c_numeric": "NaN",
+        "c_numeric": None,  # "NaN": no Spark decimal (REJECTED below)
         "c_numeric_text": "Infinity",
         "c_numeric_double": "Infinity",
         "c_boolean": False,
@@ -193,26 +193,46 @@ TYPE_RECORDS = [
         "c_name": "pg_type",
         "c_char": "z",
         "c_bytea": "",
-        "c_date": 2147494604,
+        "c_date": None,
         "c_time": 0,
         "c_timetz": 86399999999,
-        "c_timestamp": 9223372036825200000,
-        "c_timestamptz": -9223372036832400000,
+        "c_timestamp": None,
+        "c_timestamptz": None,
         "c_interval": None,
         "c_interval_us": -2629800000000,
         "c_uuid": "00000000-0000-0000-0000-000000000000",
         "c_oidvector": [],
         "c_json": "[1, 2.5, null]",
     },
-    # JSON null in every column; -infinity date sentinel.
-    {"id": 3, "c_real": "Infinity", "c_date": -2147472691, "c_timestamp": -9223372036832400000},
+    # JSON null in every column but one.
+    {"id": 3, "c_real": "Infinity"},
 ]
+#: Values with no Spark value of the column's type: ±infinity date and timestamp sentinels and
+#: numeric NaN. Each change is quarantined type_mismatch naming the column, never stored as null.
+REJECTED = {
+    4: ("c_date", 2147494604),
+    5: ("c_timestamp", 9223372036825200000),
+    6: ("c_timestamptz", -9223372036832400000),
+    7: ("c_numeric", "NaN"),
+    8: ("c_date", -2147472691),
+    9: ("c_timestamp", -9223372036832400000),
+}
 
 
 def test_every_type_table_row_decodes_to_its_spark_value(project: DbtProject, schema: str) -> None:
-    messages = dumps([record("c", "dsql_types", TS_NS + i, after) for i, after in enumerate(TYPE_RECORDS)])
+    rejected = [{"id": k, column: value} for k, (column, value) in REJECTED.items()]
+    records = [*TYPE_RECORDS, *rejected]
+    messages = dumps([record("c", "dsql_types", TS_NS + i, after) for i, after in enumerate(records)])
     land(project, schema, messages)
     project.dbt(*BUILD)
+    quarantined = project.rows(
+        f"select key, reason_code, reason_detail from `{schema}`.dsql_types__cdc_rejected order by key"
+    )
+    assert [(r["key"], r["reason_code"]) for r in quarantined] == [
+        (f'{{"id":"{k}"}}', "type_mismatch") for k in sorted(REJECTED)
+    ]
+    for r, (column, _) in zip(quarantined, (REJECTED[k] for k in sorted(REJECTED)), strict=True):
+        assert f"column {column} (" in r["reason_detail"], r
     rows = project.rows(
         f"select *, unix_micros(c_timestamptz) as tstz_us, cast(c_timestamp as string) as ts_text"
         f" from `{schema}`.dsql_types order by id"
@@ -258,12 +278,11 @@ def test_every_type_table_row_decodes_to_its_spark_value(project: DbtProject, sc
     )
     assert special["c_oid"] == 4294967295 and special["c_boolean"] is False
     assert (special["c_varchar"], special["c_bpchar"], special["c_bytea"]) == ("Grüße, 世界", "", bytearray())
-    # ±infinity sentinels and the interval overflow null are null; extremes of time are kept.
-    assert special["c_date"] is None and special["c_timestamp"] is None and special["c_timestamptz"] is None
+    # The interval overflow null is null; extremes of time are kept.
     assert special["c_interval"] is None and special["c_interval_us"] == -2629800000000
     assert (special["c_time"], special["c_timetz"]) == (0, 86399999999)
     assert special["c_json"] == "[1, 2.5, null]" and special["c_oidvector"] == []
-    assert nulls["c_real"] == math.inf and nulls["c_date"] is None and nulls["c_timestamp"] is None
+    assert nulls["c_real"] == math.inf
     assert all(v is None for k, v in nulls.items() if k not in ("id", "c_real"))
 
 

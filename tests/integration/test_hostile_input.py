@@ -9,6 +9,10 @@ Other formats' sequence checks: the format modules (bad records) and the fuzzer.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -235,3 +239,67 @@ def test_two_json_values_in_one_message_are_malformed(
     if value.startswith("{"):  # (a bare number is no envelope in the first place)
         assert rows[0]["reason_detail"] == "more text after the first JSON value (two messages in one value?)"
     assert project.rows(f"select id from `{SCHEMA}`.typed") == [{"id": 1}]
+
+
+LARGE_RUN = """
+import json, os, sys
+from dbt_spark_cdc.testing import DbtProject, land_messages
+
+path, profiles, count, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+side = DbtProject(path, profiles_dir=profiles)
+side.dbt("deps", "--quiet")
+spark = side.spark
+for fmt in ("debezium", "aurora_dsql", "qlik_replicate", "ydb", "cockroachdb"):
+    land_messages(spark, "it_large_raw", fmt, [])
+def message(i):
+    after = {"id": i, "name": "x" * size, "qty": i, "price": 1.5}
+    source = {"schema": "shop", "table": "items", "lsn": 100 + i, "ts_ms": 1700000000000}
+    return json.dumps({"before": None, "after": after, "source": source, "op": "c"})
+for i in range(count):  # one message per landing call: the driver never holds the whole batch
+    land_messages(spark, "it_large_raw", "debezium", [message(i)])
+side.dbt("build", "--select", "+typed", "cdc_quarantine")
+rows = spark.sql("select id, length(name) as n from it_large.typed order by id").collect()
+quarantined = spark.sql("select count(*) from it_large.cdc_quarantine").first()[0]
+memory = spark.sparkContext.getConf().get("spark.driver.memory")
+print(json.dumps({"rows": [[r.id, r.n] for r in rows], "quarantined": quarantined, "memory": memory}))
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (issue 47, resources): staging ten 15 MB messages still exhausts a 1 GiB driver",
+)
+def test_a_batch_of_large_messages_fits_the_default_driver_memory(
+    project: DbtProject, side: DbtProject, tmp_path: Path
+) -> None:
+    """Ten messages of 15 MB each (under max_payload_bytes, 16 MiB) in one batch, on a 1 GiB driver
+    (its own JVM and metastore): a batch of them ran the driver out of memory, so nothing was
+    staged. Every message is applied, nothing is quarantined."""
+    env = dict(os.environ)
+    env.update(
+        SPARK_CDC_HOME=str(tmp_path / "home"),
+        SPARK_CDC_DRIVER_MEMORY="1g",
+        SPARK_CDC_SCHEMA="it_large",
+        DBT_TARGET_PATH=str(tmp_path / "target"),
+    )
+    project_dir = tmp_path / "project"
+    copy_project(Path(side.project_dir), project_dir)
+    count, size = 10, 15_000_000
+    proc = subprocess.run(
+        [sys.executable, "-c", LARGE_RUN, str(project_dir), side.profiles_dir, str(count), str(size)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    facts = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert facts == {"rows": [[i, size] for i in range(count)], "quarantined": 0, "memory": "1g"}
+
+
+def copy_project(source: Path, destination: Path) -> None:
+    """The side project's files (not its dbt_packages or target), with its landing schema renamed."""
+    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("dbt_packages", "target", "logs"))
+    config = destination / "dbt_project.yml"
+    config.write_text(config.read_text().replace(f"{SCHEMA}_raw", "it_large_raw"))

@@ -35,7 +35,7 @@ import pytest
 import yaml
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
 from dbt_spark_cdc.testing import FORMATS, DbtProject, RawMessage, land_messages, qualified
-from fuzz_messages import MATCHED, Case, random_case, systematic
+from fuzz_messages import MATCHED, Case, hostile_values, random_case, systematic
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from test_aurora_dsql import TS_NS, big_order, count
@@ -170,6 +170,8 @@ def hostile_cases(good: dict[str, list[RawMessage]]) -> dict[str, list[Case]]:
         bases = [(renamed(m.value, table) if table else m.value, m.key) for m in messages if m.value]
         # Systematic: every field of two messages (a change and, where there is one, another kind).
         found = [c for text, key in bases[:2] for c in systematic(text, key)]
+        # The attacker's values (issue 47's classes) on the first message: every place they fit.
+        found += [c for text, key in bases[:1] for c in hostile_values(text, key)]
 
         drawn = draw_random(bases)
         cases[fmt] = found + drawn
