@@ -67,9 +67,10 @@ unit: $(STAMP)
 integration: $(STAMP)
 	$(BIN)/pytest tests/integration -q $(XDIST)
 
-test: $(STAMP) lint lakehouse-jars
+# The lakehouse lanes (make test-lakehouse, about 20 minutes on 2 cores) are not part of `make test`
+# yet: with them it would be well past CI's 30 minutes (CONTRIBUTING.md).
+test: $(STAMP) lint
 	$(BIN)/pytest tests -q $(XDIST) --durations=15
-	$(MAKE) --no-print-directory test-lakehouse
 
 # Delta Lake and Apache Iceberg runtime jars for the installed pyspark's Spark line (once; then cached).
 lakehouse-jars: $(STAMP)

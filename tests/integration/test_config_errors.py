@@ -281,8 +281,12 @@ def test_mistake_is_named_with_its_fix_before_anything_is_written(
     if name == "hidden_name_taken":
         written.remove(CLASHING)
     # Nothing of the model: no target, no version or state table. (Mistakes only visible against
-    # the change images leave the view over the model's SQL, `<model>__cdc_input`: it holds no data.)
-    assert not [t for t in written if t == name or (t.startswith(f"{name}__") and t != f"{name}__cdc_input")]
+    # the change images leave the view over the model's SQL, `<model>__cdc_input`: it holds no data;
+    # the on-run-start hook creates every CDC model's empty `<model>__cdc_rejected` table.)
+    kept = (f"{name}__cdc_input", f"{name}__cdc_rejected")
+    assert not [t for t in written if t == name or (t.startswith(f"{name}__") and t not in kept)]
+    if f"{name}__cdc_rejected" in written:
+        assert project.rows(f"select count(*) as n from `{SCHEMA}`.`{name}__cdc_rejected`") == [{"n": 0}]
 
 
 def test_a_data_type_cut_by_yaml_fails_before_anything_runs(project: DbtProject, errors: Errors) -> None:
