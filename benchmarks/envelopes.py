@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
-from dbt_spark_cdc.qlik_replicate import QlikColumn, encode_mask, metadata_message
+from dbt_spark_cdc.qlik_replicate import QlikColumn, encode_mask, kafka_envelope, metadata_message
 
 from benchmarks.workload import Event, Workload, _mix, _uniform, columns
 
@@ -208,28 +208,18 @@ def qlik_replicate(wl: Workload, ev: Event) -> list[Message]:
         operation, data, before, change_mask = "DELETE", ev.before, None, key_mask
     prefix, timestamp = _qlik_times(ev.commit_ms)
     position = ev.index % 4
-    value = {
-        "magic": "atMSG",
-        "type": "DT",
-        "headers": None,
-        "messageSchemaId": None,
-        "messageSchema": None,
-        "message": {
-            "data": data,
-            "beforeData": before,
-            "headers": {
-                "operation": operation,
-                "changeSequence": f"{prefix}{ev.index:019d}",
-                "timestamp": timestamp,
-                "streamPosition": f"00000000.{ev.lsn:08x}.00000001.0000.02.0000:{ev.tx_id}.{position}.16",
-                "transactionId": f"{ev.tx_id:032X}",
-                "changeMask": change_mask,
-                "columnMask": all_mask,
-                "transactionEventCounter": position + 1,
-                "transactionLastEvent": position == 3,
-            },
-        },
+    headers = {
+        "operation": operation,
+        "changeSequence": f"{prefix}{ev.index:019d}",
+        "timestamp": timestamp,
+        "streamPosition": f"00000000.{ev.lsn:08x}.00000001.0000.02.0000:{ev.tx_id}.{position}.16",
+        "transactionId": f"{ev.tx_id:032X}",
+        "changeMask": change_mask,
+        "columnMask": all_mask,
+        "transactionEventCounter": position + 1,
+        "transactionLastEvent": position == 3,
     }
+    value = kafka_envelope("DT", {"data": data, "beforeData": before, "headers": headers})
     return [(str(ev.key), json.dumps(value, separators=_COMPACT))]
 
 

@@ -123,16 +123,18 @@ def data_message(
     return _wrap("DT", message, envelope)
 
 
+def kafka_envelope(kind: str, message: dict[str, Any]) -> dict[str, Any]:
+    """Replicate's Kafka message envelope (``magic`` ``atMSG``) around ``message`` of type ``kind``
+    (``DT`` data, ``MD`` metadata), unserialized: callers choose the JSON spacing."""
+    return {
+        "magic": "atMSG",
+        "type": kind,
+        "headers": None,
+        "messageSchemaId": None,
+        "messageSchema": None,
+        "message": message,
+    }
+
+
 def _wrap(kind: str, message: dict[str, Any], envelope: bool) -> str:
-    if not envelope:
-        return json.dumps(message)
-    return json.dumps(
-        {
-            "magic": "atMSG",
-            "type": kind,
-            "headers": None,
-            "messageSchemaId": None,
-            "messageSchema": None,
-            "message": message,
-        }
-    )
+    return json.dumps(kafka_envelope(kind, message) if envelope else message)

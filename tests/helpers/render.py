@@ -29,7 +29,7 @@ from decimal import Decimal
 from typing import Any
 
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
-from dbt_spark_cdc.qlik_replicate import QlikColumn, encode_mask, metadata_message
+from dbt_spark_cdc.qlik_replicate import QlikColumn, encode_mask, kafka_envelope, metadata_message
 from dbt_spark_cdc.testing import RawMessage
 
 from tests.helpers.reference import (
@@ -417,18 +417,8 @@ class QlikReplicate(Renderer):
     def _message(
         self, event: Event, operation: str, data: Any, before: Any, masks: tuple[str | None, str | None]
     ) -> RawMessage:
-        value = {
-            "magic": "atMSG",
-            "type": "DT",
-            "headers": None,
-            "messageSchemaId": None,
-            "messageSchema": None,
-            "message": {
-                "data": data,
-                "beforeData": before,
-                "headers": self._headers(event, operation, *masks),
-            },
-        }
+        headers = self._headers(event, operation, *masks)
+        value = kafka_envelope("DT", {"data": data, "beforeData": before, "headers": headers})
         return RawMessage(json.dumps(value, separators=_COMPACT, ensure_ascii=False), str(event.key))
 
     def _image(self, row: Row | None, present: frozenset[str] | None, omit: bool) -> dict[str, Any] | None:
