@@ -48,6 +48,15 @@ def read_jsonl_messages(path: str) -> list[str]:
         return [line.removesuffix("\n").removesuffix("\r") for line in handle if line.strip()]
 
 
+def fresh_landing(spark: Any, schema: str) -> None:
+    """Drop ``schema`` and its landing schema ``<schema>_raw``, then create every format's (empty)
+    raw table, so any build of the whole project finds its landing tables."""
+    for db in (schema, f"{schema}_raw"):
+        spark.sql(f"drop database if exists {_quote(db)} cascade")
+    for fmt in FORMATS:
+        land_messages(spark, f"{schema}_raw", fmt, [])
+
+
 def land_messages(
     spark: Any,
     schema: str,

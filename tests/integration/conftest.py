@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dbt_spark_cdc.testing import FORMATS, DbtProject, land_messages
+from dbt_spark_cdc.testing import FORMATS, DbtProject, fresh_landing
 
 from tests.helpers.lakehouse import session_env
 
@@ -105,9 +105,6 @@ def schema(project: DbtProject, monkeypatch: pytest.MonkeyPatch) -> str:
     profile, and a profile that changes between invocations makes each one a full dbt parse."""
     name = "it_" + re.sub(r"[^a-z0-9_]", "_", os.environ.get("PYTEST_XDIST_WORKER", "main").lower())
     monkeypatch.setenv("SPARK_CDC_SCHEMA", name)
-    for db in (name, f"{name}_raw"):
-        project.spark.sql(f"drop database if exists `{db}` cascade")
     # Every enabled format's landing table exists (empty) so any test can build the whole project.
-    for fmt in FORMATS:
-        land_messages(project.spark, f"{name}_raw", fmt, [])
+    fresh_landing(project.spark, name)
     return name

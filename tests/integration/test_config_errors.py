@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from dbt_spark_cdc.testing import FORMATS, DbtProject, land_messages, read_jsonl_messages
+from dbt_spark_cdc.testing import FORMATS, DbtProject, fresh_landing, land_messages, read_jsonl_messages
 
 pytestmark = pytest.mark.integration
 
@@ -189,10 +189,7 @@ def errors(project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Ite
     with pytest.MonkeyPatch.context() as env:
         env.setenv("SPARK_CDC_SCHEMA", SCHEMA)
         env.setenv("SPARK_CDC_IT_FORMATS", "debezium")
-        for db in (SCHEMA, f"{SCHEMA}_raw"):
-            project.spark.sql(f"drop database if exists `{db}` cascade")
-        for fmt in FORMATS:
-            land_messages(project.spark, f"{SCHEMA}_raw", fmt, [])
+        fresh_landing(project.spark, SCHEMA)
         corpus = read_jsonl_messages(str(CORPUS / "debezium-postgres-data-schema-include.txt"))
         land_messages(project.spark, f"{SCHEMA}_raw", "debezium", corpus)
         project.dbt("run", "--select", "+cdc_changes")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbt_spark_cdc.testing import FORMATS, DbtProject, RawMessage, land_messages
+from dbt_spark_cdc.testing import FORMATS, DbtProject, RawMessage, fresh_landing, land_messages
 
 pytestmark = pytest.mark.integration
 
@@ -90,10 +90,7 @@ def side(project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Itera
 def fresh(project: DbtProject, side: DbtProject, monkeypatch: pytest.MonkeyPatch) -> DbtProject:
     monkeypatch.setenv("SPARK_CDC_SCHEMA", SCHEMA)
     monkeypatch.setenv("HOSTILE_SECRET", "the-environment-variable")
-    for db in (SCHEMA, f"{SCHEMA}_raw"):
-        project.spark.sql(f"drop database if exists `{db}` cascade")
-    for fmt in FORMATS:
-        land_messages(project.spark, f"{SCHEMA}_raw", fmt, [])
+    fresh_landing(project.spark, SCHEMA)
     return side
 
 
@@ -209,10 +206,7 @@ def test_columns_differing_only_in_case_and_too_many_columns_fail_clearly(
     assert "'Name' and 'name'" in message or "Name and name" in message, message
     assert "differ only in case" in message and "Fix:" in message
     wide = {"id": 2, **{f"c{i:03d}": i for i in range(60)}}
-    for db in (SCHEMA, f"{SCHEMA}_raw"):
-        project.spark.sql(f"drop database if exists `{db}` cascade")
-    for fmt in FORMATS:
-        land_messages(project.spark, f"{SCHEMA}_raw", fmt, [])
+    fresh_landing(project.spark, SCHEMA)
     land(project, [envelope("c", 11, wide)])
     result = build(fresh, "+star", expect_success=False)
     message = " ".join(str(r.message) for r in result.result.results if r.node.name == "star")

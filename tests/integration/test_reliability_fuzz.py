@@ -34,7 +34,7 @@ from typing import Any
 import pytest
 import yaml
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
-from dbt_spark_cdc.testing import FORMATS, DbtProject, RawMessage, land_messages, qualified
+from dbt_spark_cdc.testing import FORMATS, DbtProject, RawMessage, fresh_landing, land_messages, qualified
 from fuzz_messages import MATCHED, Case, hostile_values, random_case, systematic
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -240,10 +240,7 @@ def staged_good(project: DbtProject, schema: str, fmt: str) -> list[dict[str, An
 
 
 def fresh_schema(project: DbtProject, name: str) -> None:
-    for db in (name, f"{name}_raw"):
-        project.spark.sql(f"drop database if exists `{db}` cascade")
-    for fmt in FORMATS:
-        land_messages(project.spark, f"{name}_raw", fmt, [])
+    fresh_landing(project.spark, name)
 
 
 def test_hostile_messages_are_quarantined_and_good_ones_still_apply(
