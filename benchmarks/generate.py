@@ -1,6 +1,6 @@
 """Land benchmark workloads in raw tables exactly as the staging models read them: ``partition``,
 ``offset``, ``key``, ``value``, ``ingested_at`` (the integration projects' landing contract,
-``dbt_spark_cdc.testing.RAW_TABLE_DDL``).
+``tests.helpers.landing.RAW_TABLE_DDL``).
 
 ``raw_rows`` is the per-event definition of what lands (``envelopes.py``, one event at a time);
 ``land`` generates the same rows a range at a time (``columnar.raw_batch``, about ten times faster)

@@ -125,7 +125,7 @@ class Bench:
     """A case's session: the benchmark dbt project driven in-process and its SparkSession."""
 
     def __init__(self) -> None:
-        from dbt_spark_cdc.testing import DbtProject
+        from tests.helpers.landing import DbtProject
 
         self.memory = PeakMemory()
         self.project = DbtProject(str(PROJECT))
@@ -144,7 +144,7 @@ class Bench:
 
     def use_schema(self, schema: str, formats: tuple[str, ...]) -> None:
         """Point the project at a fresh ``schema`` (and ``<schema>_raw``) with ``formats`` enabled."""
-        from dbt_spark_cdc.testing import land_messages
+        from tests.helpers.landing import land_messages
 
         os.environ["SPARK_CDC_SCHEMA"] = schema
         os.environ["SPARK_CDC_BENCH_FORMATS"] = " ".join(formats)
@@ -479,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.case_out).write_text(json.dumps(rows, indent=2, default=str))
         return 0
 
-    from dbt_spark_cdc.testing import DbtProject
+    from tests.helpers.landing import DbtProject
 
     DbtProject(str(PROJECT)).dbt("deps", "--quiet")
     out = Path(args.out)

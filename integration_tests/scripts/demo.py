@@ -11,9 +11,19 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from dbt_spark_cdc.testing import FORMATS, DbtProject, land_messages, qualified, read_jsonl_messages
-
 HERE = Path(__file__).resolve().parent.parent
+# The landing helpers and the dbt runner live in the repository's tests/helpers (they are not part of
+# the dbt-spark-cdc wheel): the repository root goes on the path, wherever the script is run from.
+sys.path.insert(0, str(HERE.parent))
+
+from tests.helpers.landing import (  # noqa: E402
+    FORMATS,
+    DbtProject,
+    land_messages,
+    qualified,
+    read_jsonl_messages,
+)
+
 CORPUS = HERE / "data" / "debezium_postgres" / "flink"
 
 

@@ -30,8 +30,8 @@ from typing import Any
 
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
 from dbt_spark_cdc.qlik_replicate import QlikColumn, encode_mask, kafka_envelope, metadata_message
-from dbt_spark_cdc.testing import RawMessage
 
+from tests.helpers.landing import RawMessage
 from tests.helpers.reference import (
     COLUMNS,
     COMMIT_MS_AT_SEQ_0,

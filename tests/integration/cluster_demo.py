@@ -15,8 +15,9 @@ import time
 from pathlib import Path
 
 import pytest
-from dbt_spark_cdc.testing import DbtProject
 from test_reliability_cluster import build_demo
+
+from tests.helpers.landing import DbtProject
 
 pytestmark = pytest.mark.integration
 

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dbt_spark_cdc.testing import FORMATS, DbtProject, fresh_landing
 
 from tests.helpers.lakehouse import session_env
+from tests.helpers.landing import FORMATS, DbtProject, fresh_landing
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT_DIR = ROOT / "integration_tests"

@@ -108,9 +108,10 @@ def rows(spark: Any, sql: str) -> list[dict[str, Any]]:
 
 def run_step(runner: Any, common: list[str], point: KillPoint, step: dict[str, Any]) -> bool:
     """One step of the spec: land, run the command (with its kill point armed), write stats and dump."""
-    from dbt_spark_cdc.testing import land_messages
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
+
+    from tests.helpers.landing import land_messages
 
     if step.get("land"):
         if SparkContext._active_spark_context is None:

@@ -38,9 +38,9 @@ from typing import Any
 
 import pytest
 import yaml
-from dbt_spark_cdc.testing import DbtProject, RawMessage, land_messages
 
 from tests.helpers.lakehouse import table_format
+from tests.helpers.landing import DbtProject, RawMessage, land_messages
 from tests.helpers.reference import (
     COLUMNS,
     KEY,

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
-from dbt_spark_cdc.testing import DbtProject, land_messages, qualified, read_jsonl_messages
 from test_contracts_stream import assert_records_accounted
+
+from tests.helpers.landing import DbtProject, land_messages, qualified, read_jsonl_messages
 
 pytestmark = pytest.mark.integration
 

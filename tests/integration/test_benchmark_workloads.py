@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbt_spark_cdc.testing import FORMATS, DbtProject
 
 from benchmarks.generate import land
 from benchmarks.workload import Workload, columns, expected_current_rows
+from tests.helpers.landing import FORMATS, DbtProject
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 import yaml
-from dbt_spark_cdc.testing import DbtProject, RawMessage, land_messages
 from test_contracts_stream import assert_records_accounted
+
+from tests.helpers.landing import DbtProject, RawMessage, land_messages
 
 pytestmark = pytest.mark.integration
 

@@ -14,7 +14,8 @@ import pytest
 import yaml
 from dbt_spark_cdc.generate import main as generate
 from dbt_spark_cdc.generate import parse_files, write_files
-from dbt_spark_cdc.testing import DbtProject
+
+from tests.helpers.landing import DbtProject
 
 pytestmark = pytest.mark.integration
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from dbt_spark_cdc.testing import FORMATS, DbtProject, fresh_landing, land_messages, read_jsonl_messages
+
+from tests.helpers.landing import FORMATS, DbtProject, fresh_landing, land_messages, read_jsonl_messages
 
 pytestmark = pytest.mark.integration
 

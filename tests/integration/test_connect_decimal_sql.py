@@ -11,7 +11,8 @@ import random
 
 import pytest
 from dbt_spark_cdc.decoders import decode_connect_decimal
-from dbt_spark_cdc.testing import DbtProject
+
+from tests.helpers.landing import DbtProject
 
 pytestmark = pytest.mark.integration
 

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 import yaml
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
-from dbt_spark_cdc.testing import DbtProject, land_messages, qualified
+
+from tests.helpers.landing import DbtProject, land_messages, qualified
 
 pytestmark = pytest.mark.integration
 

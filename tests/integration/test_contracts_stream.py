@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 import yaml
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
-from dbt_spark_cdc.testing import DbtProject, land_messages, qualified, read_jsonl_messages
+
+from tests.helpers.landing import DbtProject, land_messages, qualified, read_jsonl_messages
 
 pytestmark = pytest.mark.integration
 

@@ -8,8 +8,8 @@ import json
 from typing import Any
 
 import pytest
-from dbt_spark_cdc.testing import DbtProject, land_messages
 
+from tests.helpers.landing import DbtProject, land_messages
 from tests.helpers.reference import Event
 from tests.helpers.render import Debezium
 

@@ -12,8 +12,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from dbt_spark_cdc.testing import FORMATS, DbtProject, land_messages
 from test_debezium_merge import batches, view
+
+from tests.helpers.landing import FORMATS, DbtProject, land_messages
 
 pytestmark = pytest.mark.integration
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbt_spark_cdc.testing import FORMATS, DbtProject, land_messages, read_jsonl_messages
+
+from tests.helpers.landing import FORMATS, DbtProject, land_messages, read_jsonl_messages
 
 pytestmark = pytest.mark.integration
 

@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbt_spark_cdc.testing import DbtProject, land_messages
 from test_debezium_merge import (
     RUN,
     batches,
@@ -45,6 +44,8 @@ from test_debezium_merge import (
     view,
 )
 from test_debezium_partitions import partitions_project
+
+from tests.helpers.landing import DbtProject, land_messages
 
 pytestmark = pytest.mark.integration
 

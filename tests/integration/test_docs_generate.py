@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-from dbt_spark_cdc.testing import DbtProject
+
+from tests.helpers.landing import DbtProject
 
 pytestmark = pytest.mark.integration
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbt_spark_cdc.testing import DbtProject
 
 from tests.helpers.lakehouse import table_format
+from tests.helpers.landing import DbtProject
 
 pytestmark = pytest.mark.integration
 

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbt_spark_cdc.testing import FORMATS, DbtProject, RawMessage, fresh_landing, land_messages
+
+from tests.helpers.landing import FORMATS, DbtProject, RawMessage, fresh_landing, land_messages
 
 pytestmark = pytest.mark.integration
 
@@ -237,7 +238,7 @@ def test_two_json_values_in_one_message_are_malformed(
 
 LARGE_RUN = """
 import json, os, sys
-from dbt_spark_cdc.testing import DbtProject, land_messages
+from tests.helpers.landing import DbtProject, land_messages
 
 path, profiles, count, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 side = DbtProject(path, profiles_dir=profiles)
@@ -275,6 +276,8 @@ def test_a_batch_of_large_messages_fits_the_default_driver_memory(
         SPARK_CDC_DRIVER_MEMORY="1g",
         SPARK_CDC_SCHEMA="it_large",
         DBT_TARGET_PATH=str(tmp_path / "target"),
+        # LARGE_RUN imports the test helpers (tests/helpers) from the repository root.
+        PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
     )
     project_dir = tmp_path / "project"
     copy_project(Path(side.project_dir), project_dir)

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from dbt_spark_cdc.testing import DbtProject
+
+from tests.helpers.landing import DbtProject
 
 pytestmark = pytest.mark.integration
 

@@ -17,10 +17,10 @@ import json
 from typing import Any
 
 import pytest
-from dbt_spark_cdc.testing import DbtProject, land_messages
 from test_debezium_merge import MERGE_RUN, assert_same_targets, batches, corpus, physical, props
 
 from tests.helpers.lakehouse import table_format
+from tests.helpers.landing import DbtProject, land_messages
 
 FORMAT = table_format()
 pytestmark = [

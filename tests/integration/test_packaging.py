@@ -23,6 +23,24 @@ import pytest
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
+#: Every file of the wheel's package, by name: the runtime modules and py.typed. A new runtime module
+#: is added here on purpose; helpers for tests and demos live in tests/helpers, outside the wheel.
+RUNTIME_FILES = {
+    "__init__.py",
+    "_plugin.py",
+    "abandoned_writes.py",
+    "aurora_dsql.py",
+    "checksums.py",
+    "decoders.py",
+    "generate.py",
+    "json_variant.py",
+    "metastore_lock.py",
+    "qlik_replicate.py",
+    "report.py",
+    "session.py",
+    "udfs.py",
+    "py.typed",
+}
 
 SMOKE = """
 import json, sys
@@ -57,12 +75,9 @@ def test_wheel_installs_into_a_clean_venv_and_parses_the_integration_project(tmp
     assert wheel.name == f"dbt_spark_cdc-{dbt_spark_cdc.__version__}-py3-none-any.whl"
     names = set(zipfile.ZipFile(wheel).namelist())
     package = {n for n in names if n.startswith("dbt_spark_cdc/")}
-    expected = {
-        f"dbt_spark_cdc/{p.relative_to(ROOT / 'python_udfs' / 'dbt_spark_cdc').as_posix()}"
-        for p in (ROOT / "python_udfs" / "dbt_spark_cdc").rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    }
-    assert package == expected  # every module and py.typed, nothing else (no tests, no benchmarks)
+    # The runtime code and py.typed, nothing else: no test helpers (tests/helpers), no benchmarks.
+    assert package == {f"dbt_spark_cdc/{name}" for name in RUNTIME_FILES}
+    assert not {n for n in names if not n.startswith(("dbt_spark_cdc/", "dbt_spark_cdc-"))}, sorted(names)
     metadata = zipfile.ZipFile(wheel).read(f"dbt_spark_cdc-{dbt_spark_cdc.__version__}.dist-info/METADATA")
     assert b"Requires-Dist: dbt-core<1.12,>=1.10" in metadata, metadata[:2000]
 

@@ -10,7 +10,8 @@ import random
 
 import pytest
 from dbt_spark_cdc.qlik_replicate import decode_mask
-from dbt_spark_cdc.testing import DbtProject
+
+from tests.helpers.landing import DbtProject
 
 pytestmark = pytest.mark.integration
 

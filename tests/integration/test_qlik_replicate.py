@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 import yaml  # type: ignore[import-untyped]
 from dbt_spark_cdc.qlik_replicate import QlikColumn, data_message, decode_mask, encode_mask, metadata_message
-from dbt_spark_cdc.testing import DbtProject, land_messages, read_jsonl_messages
 from test_contracts_stream import assert_records_accounted
+
+from tests.helpers.landing import DbtProject, land_messages, read_jsonl_messages
 
 pytestmark = pytest.mark.integration
 

@@ -40,8 +40,9 @@ from typing import Any
 import pytest
 import yaml
 from crash_harness import rows
-from dbt_spark_cdc.testing import DbtProject, land_messages, read_jsonl_messages
 from test_reliability_crash import stable
+
+from tests.helpers.landing import DbtProject, land_messages, read_jsonl_messages
 
 pytestmark = pytest.mark.integration
 

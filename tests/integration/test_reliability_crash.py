@@ -46,9 +46,10 @@ from typing import Any
 
 import pytest
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
-from dbt_spark_cdc.testing import FORMATS, DbtProject, land_messages
 from test_aurora_dsql import TS_NS, big_order, record
 from test_debezium_merge import batches as debezium_batches
+
+from tests.helpers.landing import FORMATS, DbtProject, land_messages
 
 pytestmark = pytest.mark.integration
 
@@ -234,7 +235,8 @@ class Harness:
             "SPARK_CDC_SCHEMA": schema,
             "DBT_TARGET_PATH": str(home / "target"),
             "DBT_LOG_PATH": str(home / "logs"),
-            "PYTHONPATH": os.pathsep.join([str(HARNESS.parent), os.environ.get("PYTHONPATH", "")]),
+            # The harness imports the test helpers (tests/helpers) from the repository root.
+            "PYTHONPATH": os.pathsep.join([str(HARNESS.parent), str(ROOT), os.environ.get("PYTHONPATH", "")]),
         }
         self.env.pop("SPARK_CDC_LOCK_TIMEOUT", None)
         self.runs = 0

@@ -34,7 +34,6 @@ from typing import Any
 import pytest
 import yaml
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
-from dbt_spark_cdc.testing import FORMATS, DbtProject, RawMessage, fresh_landing, land_messages, qualified
 from fuzz_messages import MATCHED, Case, hostile_values, random_case, systematic
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -46,6 +45,8 @@ from test_contracts_stream import assert_records_accounted
 from test_debezium_merge import corpus as debezium_corpus
 from test_qlik_replicate import named_corpus
 from test_ydb import SCENARIOS, jsonl, unwildcard
+
+from tests.helpers.landing import FORMATS, DbtProject, RawMessage, fresh_landing, land_messages, qualified
 
 pytestmark = pytest.mark.integration
 

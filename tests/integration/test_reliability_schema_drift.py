@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbt_spark_cdc.testing import DbtProject, land_messages
 from test_debezium_apply_options import plain_envelope
 from test_debezium_scd2 import side_project
+
+from tests.helpers.landing import DbtProject, land_messages
 
 pytestmark = pytest.mark.integration
 

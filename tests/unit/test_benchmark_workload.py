@@ -9,7 +9,6 @@ import json
 from dataclasses import replace
 
 import pytest
-from dbt_spark_cdc.testing import FORMATS
 
 from benchmarks.columnar import raw_batch
 from benchmarks.envelopes import ENVELOPES, preamble
@@ -23,6 +22,7 @@ from benchmarks.workload import (
     redelivers,
     row_of,
 )
+from tests.helpers.landing import FORMATS
 
 WL = Workload(
     events=2_000,

@@ -1,9 +1,11 @@
-"""testing.py helpers that need no Spark: JSON-lines reading, identifier quoting, dbt result checks."""
+"""The landing helpers (tests/helpers/landing.py) that need no Spark: JSON-lines reading, identifier
+quoting, dbt result checks."""
 
 import types
 
 import pytest
-from dbt_spark_cdc.testing import DbtProject, qualified, read_jsonl_messages
+
+from tests.helpers.landing import DbtProject, qualified, read_jsonl_messages
 
 
 def test_read_jsonl_skips_blank_lines_and_keeps_content(tmp_path):

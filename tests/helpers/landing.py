@@ -1,6 +1,10 @@
-"""Helpers for tests and demos: land CDC messages in a raw table the way a Kafka sink would.
+"""Helpers for tests and demos: land CDC messages in a raw table the way a Kafka sink would, and run
+dbt in-process (DbtProject).
 
 Message text is passed to Spark as DataFrame data, never spliced into SQL.
+
+Not part of the dbt-spark-cdc wheel (it was ``dbt_spark_cdc.testing`` until 0.2.0): the tests, the
+demo (integration_tests/scripts/demo.py) and the benchmarks import it from the repository root.
 """
 
 from __future__ import annotations
