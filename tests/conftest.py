@@ -13,12 +13,18 @@ first and then runs the conformance modules (it once came 32nd of 34, after them
 And: the reliability tests say what they ran (kill points fired, hostile messages, cluster size,
 drift batches) in a section of the run's summary, from a ``reliability`` user property each records
 (pytest-xdist carries user properties from its workers to the summary).
+
+And: the shared helpers (tests/helpers, which test modules import instead of each other) get pytest's
+assertion rewriting, as test modules do, so a failing assert there reports the values it compared.
 """
 
 from __future__ import annotations
 
 import pytest
 from _pytest.terminal import TerminalReporter
+
+# Before any test module (or tests/integration/conftest.py) imports a helper.
+pytest.register_assert_rewrite("tests.helpers")
 
 FIRST = ("cluster_demo",)
 LONGEST_FIRST = (

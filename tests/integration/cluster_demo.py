@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_reliability_cluster import build_demo
 
+from tests.helpers.demo import build_demo
 from tests.helpers.landing import DbtProject
 
 pytestmark = pytest.mark.integration

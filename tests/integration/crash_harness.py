@@ -31,6 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.helpers.snapshots import rows
+
 
 def _kill_group() -> None:
     os.killpg(os.getpgrp(), signal.SIGKILL)
@@ -98,12 +100,6 @@ def install(point: KillPoint) -> None:
 
     Cursor.execute = counted_execute  # type: ignore[method-assign]
     SessionPythonJobHelper.submit = counted_submit  # type: ignore[method-assign]
-
-
-def rows(spark: Any, sql: str) -> list[dict[str, Any]]:
-    """Rows as JSON-ready dicts, in a stable order."""
-    out = [json.loads(json.dumps(r.asDict(recursive=True), default=str)) for r in spark.sql(sql).collect()]
-    return sorted(out, key=lambda r: json.dumps(r, sort_keys=True))
 
 
 def run_step(runner: Any, common: list[str], point: KillPoint, step: dict[str, Any]) -> bool:

@@ -8,54 +8,18 @@ import json
 import math
 from collections import Counter
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
-from test_contracts_stream import assert_records_accounted
 
-from tests.helpers.landing import DbtProject, land_messages, qualified, read_jsonl_messages
+from tests.helpers.corpora.aurora_dsql import TS_NS, big_order, corpus, record
+from tests.helpers.landing import DbtProject, land_messages, qualified
+from tests.helpers.results import assert_records_accounted, count
 
 pytestmark = pytest.mark.integration
 
-DATA = Path(__file__).resolve().parents[2] / "integration_tests" / "data" / "aurora_dsql"
 BUILD = ("build", "--exclude", "udf_smoke_sql", "udf_smoke_python")
-TS_NS = 1705318200000000000
-
-
-def corpus(name: str) -> list[str]:
-    return read_jsonl_messages(str(DATA / name))
-
-
-def record(
-    op: str,
-    table: str,
-    commit_ns: int,
-    after: dict[str, Any] | None,
-    before: dict[str, Any] | None = None,
-    **extra: Any,
-) -> dict[str, Any]:
-    """A DSQL record as the AWS documentation shows it."""
-    return {
-        "type": "full",
-        "op": op,
-        "before": before,
-        "after": after,
-        "source": {
-            "version": "1.0",
-            "ts_ms": commit_ns // 1_000_000,
-            "ts_ns": commit_ns,
-            "txId": f"tx{commit_ns}",
-            "schema": "public",
-            "table": table,
-            "db": "postgres",
-            "cluster": "kmabugltfmjdaj2siqr2qbxgju",
-        },
-        "ts_ms": commit_ns // 1_000_000 + 125,
-        "ts_ns": commit_ns + 125_483_291,
-        **extra,
-    }
 
 
 def land(
@@ -82,10 +46,6 @@ def order_items(project: DbtProject, schema: str) -> list[dict[str, Any]]:
 
 def reasons(project: DbtProject, schema: str, model: str) -> Counter[str]:
     return Counter(r["reason_code"] for r in project.rows(f"select reason_code from `{schema}`.{model}"))
-
-
-def count(project: DbtProject, schema: str, model: str) -> int:
-    return int(project.rows(f"select count(*) as n from `{schema}`.{model}")[0]["n"])
 
 
 def props(project: DbtProject, schema: str, table: str) -> dict[str, str]:
@@ -285,11 +245,6 @@ def test_every_type_table_row_decodes_to_its_spark_value(project: DbtProject, sc
     assert special["c_json"] == "[1, 2.5, null]" and special["c_oidvector"] == []
     assert nulls["c_real"] == math.inf
     assert all(v is None for k, v in nulls.items() if k not in ("id", "c_real"))
-
-
-def big_order(commit_ns: int, quantity: int, note: str, op: str = "c") -> dict[str, Any]:
-    after = {"order_id": 7, "item_id": 1, "quantity": quantity, "price": "10.50", "note": note}
-    return record(op, "order_items", commit_ns, after)
 
 
 def test_chunk_over_three_runs_out_of_order_with_redelivery_yields_one_change(

@@ -15,20 +15,16 @@ from typing import Any
 
 import pytest
 import yaml
-from test_contracts_stream import assert_records_accounted
 
+from tests.helpers.corpora.cockroachdb import corpus, message, records
 from tests.helpers.landing import DbtProject, RawMessage, land_messages
+from tests.helpers.results import assert_records_accounted
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "integration_tests" / "data" / "cockroachdb"
 BUILD = ("build", "--exclude", "udf_smoke_sql", "udf_smoke_python")
 FMT = "cockroachdb"
-
-
-def records(name: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (DATA / name).read_text().splitlines() if line.strip()]
 
 
 EXPECTED = {r["source_test"].split(" ")[0]: r["final_table_state"] for r in records("expected.jsonl")}
@@ -59,15 +55,6 @@ def build(
     return project.dbt(*command, "--vars", json.dumps({"spark_cdc": cfg}), expect_success=expect_success)
 
 
-def message(record: dict[str, Any], **extra: Any) -> RawMessage:
-    """A corpus record as a Kafka sink lands it: the value text verbatim, the key array as JSON."""
-    value = record["value_raw"]
-    if extra:
-        value = json.dumps({**json.loads(value), **extra})
-    key = record.get("key")
-    return RawMessage(value, None if key is None else json.dumps(key))
-
-
 def land(project: DbtProject, schema: str, messages: list[RawMessage | str | None]) -> int:
     return land_messages(project.spark, f"{schema}_raw", FMT, messages)
 
@@ -90,14 +77,6 @@ def staged_count(project: DbtProject, schema: str) -> int:
 
 def props(project: DbtProject, schema: str, model: str) -> dict[str, str]:
     return {r["key"]: r["value"] for r in project.rows(f"show tblproperties `{schema}`.{model}")}
-
-
-def corpus(source_test: str, envelope_note: str | None = None) -> list[dict[str, Any]]:
-    return [
-        r
-        for r in records("changefeed_tests.jsonl")
-        if r["source_test"] == source_test and envelope_note in (None, r["envelope_note"])
-    ]
 
 
 def hlc(wall: int, logical: int = 0) -> str:

@@ -13,7 +13,8 @@ import pytest
 import yaml
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
 
-from tests.helpers.landing import DbtProject, land_messages, qualified, read_jsonl_messages
+from tests.helpers.landing import DbtProject, land_messages, read_jsonl_messages
+from tests.helpers.results import assert_records_accounted, dbt_test_results
 
 pytestmark = pytest.mark.integration
 
@@ -30,28 +31,6 @@ def stream_formats(only_module_format: None, monkeypatch: pytest.MonkeyPatch) ->
     """Contract fixtures on, and only the two formats this module lands (keeps the builds short)."""
     monkeypatch.setenv("SPARK_CDC_IT_CONTRACTS", "1")
     monkeypatch.setenv("SPARK_CDC_IT_FORMATS", " ".join(FORMATS))
-
-
-def dbt_test_results(result: Any, test_name: str) -> list[tuple[str, int, str]]:
-    """(status, failures, relation holding the stored failures) of each run of generic test
-    `test_name` in a dbtRunner result."""
-    return [
-        (str(r.status), int(r.failures or 0), str(r.node.relation_name))
-        for r in result.result.results
-        if r.node.resource_type == "test" and test_name in r.node.name
-    ]
-
-
-def assert_records_accounted(project: DbtProject, schema: str, result: Any, formats: tuple[str, ...]) -> None:
-    """The build ran cdc_records_accounted and it passed, and the cdc_accounting ledger gives every
-    raw record landed for `formats` one outcome, none of them unaccounted or unstaged.
-    (Used by the format conformance modules too.)"""
-    assert [r[:2] for r in dbt_test_results(result, "cdc_records_accounted")] == [("pass", 0)]
-    ledger = project.rows(f"select cdc_format, outcome, records from `{schema}`.cdc_accounting")
-    assert not [r for r in ledger if r["outcome"] in ("unaccounted", "unstaged")], ledger
-    for fmt in formats:
-        landed = project.rows(f"select count(*) as n from {qualified(f'{schema}_raw', fmt)}")[0]["n"]
-        assert sum(r["records"] for r in ledger if r["cdc_format"] == fmt) == landed, (fmt, ledger)
 
 
 def spark_cdc_vars(**contracts: Any) -> str:

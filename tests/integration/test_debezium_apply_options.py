@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_debezium_scd2 import side_project
 
+from tests.helpers.corpora.debezium import plain_envelope
 from tests.helpers.landing import DbtProject, land_messages, read_jsonl_messages
+from tests.helpers.projects import side_project
 
 pytestmark = pytest.mark.integration
 
@@ -219,10 +220,3 @@ def test_columns_from_the_images_evolve_without_a_full_refresh(
         f"select id, colour from `{schema}`.infer_history where id in (106, 300) order by id"
     )
     assert history == [{"id": 106, "colour": None}, {"id": 106, "colour": None}, {"id": 300, "colour": "red"}]
-
-
-def plain_envelope(op: str, lsn: int, after: dict[str, Any]) -> str:
-    """A Debezium change without the schema block (schemas.enable=false)."""
-    source = {"version": "1.2.1.Final", "connector": "postgresql", "ts_ms": 1596012000000}
-    source |= {"schema": "inventory", "table": "products", "txId": 900, "lsn": lsn}
-    return json.dumps({"before": None, "after": after, "source": source, "op": op, "ts_ms": 1596012000001})

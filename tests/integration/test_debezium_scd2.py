@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.landing import FORMATS, DbtProject, land_messages, read_jsonl_messages
+from tests.helpers.landing import DbtProject, land_messages, read_jsonl_messages
+from tests.helpers.projects import side_project
 
 pytestmark = pytest.mark.integration
 
@@ -399,23 +400,3 @@ def test_a_change_applied_before_its_sequence_conflict_is_known_is_taken_back(
     only_the_insert = [(500, "kite", "red kite", 0.3, 35000000, None, True, False, "insert")]
     assert of(versions(project, schema), 500) == only_the_insert
     assert incremental == only_the_insert
-
-
-def side_project(project: DbtProject, path: Path, models: dict[str, str]) -> DbtProject:
-    """A throwaway dbt project at `path` using this package, with the given model files (name -> text);
-    it shares the profile (and so the SparkSession and the test's schema) with `project`."""
-    root = Path(__file__).resolve().parents[2]
-    (path / "models").mkdir()
-    (path / "packages.yml").write_text(f"packages:\n  - local: {root}\n")
-    (path / "dbt_project.yml").write_text(
-        f"name: spark_cdc_scd2_{path.name.lower()[:20]}\nversion: '0.1.0'\nconfig-version: 2\n"
-        "profile: spark_cdc_integration_tests\n"
-        "vars: {spark_cdc: {formats: {"
-        + ", ".join(f"{f}: {{enabled: {str(f == 'debezium').lower()}, relation: raw.{f}}}" for f in FORMATS)
-        + "}}}\n"
-    )
-    for name, text in models.items():
-        (path / "models" / name).write_text(text)
-    side = DbtProject(str(path), profiles_dir=project.profiles_dir)
-    side.dbt("deps", "--quiet")
-    return side

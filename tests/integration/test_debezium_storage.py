@@ -2,17 +2,17 @@
 
 - the versioned parquet rewrite (`products`, `products_history` of integration_tests): the reference;
 - partitioned parquet (`parts_scd1`, `parts_scd2`, partition_by='name', in the throwaway project of
-  test_debezium_partitions.py over the same cdc_changes), which rewrites only the partitions a batch
-  touches.
+  partitions_project, tests/helpers/projects.py, over the same cdc_changes), which rewrites only the
+  partitions a batch touches.
 
-The history (test_debezium_merge.batches: several names, a key moving between names, late changes
-splitting SCD2 versions, TOAST, a primary-key change, redelivery, deletes, a truncate and changes
-after it) lands in six batches. After each, the partitioned targets must equal the rewrite (views,
-hidden rows, TBLPROPERTIES), and exactly the touched partitions get new directories. In batches 3
-and 4 the partitioned targets are first killed after their first partition switch (the next run
-rolls forward). Then: a run without new changes rewrites nothing. (The MERGE storage of delta and
-iceberg targets is compared with the same rewrite over the same history on real Delta Lake and
-Apache Iceberg: test_lakehouse_merge.py.)
+The history (batches() of tests/helpers/corpora/debezium.py: several names, a key moving between
+names, late changes splitting SCD2 versions, TOAST, a primary-key change, redelivery, deletes, a
+truncate and changes after it) lands in six batches. After each, the partitioned targets must equal
+the rewrite (views, hidden rows, TBLPROPERTIES), and exactly the touched partitions get new
+directories. In batches 3 and 4 the partitioned targets are first killed after their first partition
+switch (the next run rolls forward). Then: a run without new changes rewrites nothing. (The MERGE
+storage of delta and iceberg targets is compared with the same rewrite over the same history on real
+Delta Lake and Apache Iceberg: test_lakehouse_merge.py.)
 
 Runs killed while writing a table (found by the crash test's long form) are replayed too: before
 batches 1 and 2 the directories such a kill leaves (data in the table's default location, no table in
@@ -35,17 +35,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_debezium_merge import (
-    RUN,
-    batches,
-    physical,
-    props,
-    version_table,
-    view,
-)
-from test_debezium_partitions import partitions_project
 
+from tests.helpers.corpora.debezium import batches
 from tests.helpers.landing import DbtProject, land_messages
+from tests.helpers.projects import partitions_project
+from tests.helpers.targets import RUN, physical, props, version_table, view
 
 pytestmark = pytest.mark.integration
 

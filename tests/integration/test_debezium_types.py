@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_contracts_stream import assert_records_accounted
 
 from tests.helpers.landing import DbtProject, land_messages, read_jsonl_messages
+from tests.helpers.results import assert_records_accounted
 
 pytestmark = pytest.mark.integration
 

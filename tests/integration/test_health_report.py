@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
 from dbt_spark_cdc.report import main
-from test_aurora_dsql import TS_NS, big_order
 
+from tests.helpers.corpora.aurora_dsql import TS_NS, big_order
 from tests.helpers.landing import DbtProject, land_messages, read_jsonl_messages
 
 pytestmark = pytest.mark.integration

@@ -1,9 +1,9 @@
 """The MERGE storage of cdc_scd1 / cdc_scd2 on real Delta Lake or Apache Iceberg.
 
 Runs in the lakehouse lanes of `make test` (SPARK_CDC_TABLE_FORMAT=delta or iceberg: the process's
-Spark session loads that format, tests/helpers/lakehouse.py); skipped elsewhere. `products_merge`
-and `products_history_merge` (file_format = that format) are built beside the parquet rewrite
-(`products`, `products_history`) over the Debezium history of test_debezium_merge.batches (several
+Spark session loads that format, tests/helpers/lakehouse.py); skipped elsewhere. `products_merge` and
+`products_history_merge` (file_format = that format) are built beside the parquet rewrite (`products`,
+`products_history`) over the Debezium history of tests/helpers/corpora/debezium.py (batches(): several
 names, late changes splitting SCD2 versions, TOAST, a primary-key change, redelivery, deletes, a
 truncate and changes after it), in six batches. After each, the MERGE targets must equal the rewrite
 (views, hidden rows, TBLPROPERTIES) and the state table must be a table of the format with one new
@@ -17,10 +17,11 @@ import json
 from typing import Any
 
 import pytest
-from test_debezium_merge import MERGE_RUN, assert_same_targets, batches, corpus, physical, props
 
+from tests.helpers.corpora.debezium import batches, corpus
 from tests.helpers.lakehouse import table_format
 from tests.helpers.landing import DbtProject, land_messages
+from tests.helpers.targets import MERGE_RUN, assert_same_targets, physical, props
 
 FORMAT = table_format()
 pytestmark = [

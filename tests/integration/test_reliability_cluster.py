@@ -35,19 +35,17 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
-from crash_harness import rows
-from test_reliability_crash import stable
 
-from tests.helpers.landing import DbtProject, land_messages, read_jsonl_messages
+from tests.helpers.demo import DEMO_TARGETS, LONG, build_demo
+from tests.helpers.landing import DbtProject
+from tests.helpers.snapshots import stable
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT / "integration_tests" / "data" / "debezium_postgres" / "flink"
 HERE = Path(__file__).resolve().parent
 SHORT: list[str] = []  # the demo only (cluster_demo.py)
 ALL = [
@@ -141,36 +139,6 @@ def poisoned_python(path: Path) -> tuple[Path, Path]:
     )
     wrapper.chmod(0o755)
     return wrapper, marks
-
-
-def schema_rows(spark: Any, schema: str) -> dict[str, list[dict[str, Any]]]:
-    """Every table and view of `schema` except the hidden storage of CDC targets."""
-    quoted = "`" + schema.replace("`", "``") + "`"
-    names = sorted(r.tableName for r in spark.sql(f"show tables in {quoted}").collect() if not r.isTemporary)
-    return {n: rows(spark, f"select * from {quoted}.`{n}`") for n in names if "__cdc_" not in n}
-
-
-def demo_messages() -> list[str]:
-    return read_jsonl_messages(str(CORPUS / "debezium-postgres-data-schema-include.txt"))
-
-
-LONG = os.environ.get("SPARK_CDC_CLUSTER_TESTS") == "all"
-DEMO_TARGETS = ("products", "products_history", "products_weight_history")
-DEMO_BUILD = (
-    ("build", "--exclude", "udf_smoke_sql", "udf_smoke_python")
-    if LONG
-    else ("build", "--select", "package:spark_cdc", *DEMO_TARGETS)
-)
-
-
-def build_demo(project: DbtProject, schema: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """The demo's landing and DEMO_BUILD, narrowed to Debezium (the demo lands only Debezium
-    messages); every table and view it leaves in `schema`. Run locally here and on the cluster by
-    cluster_demo.py."""
-    monkeypatch.setenv("SPARK_CDC_IT_FORMATS", "debezium")
-    land_messages(project.spark, f"{schema}_raw", "debezium", demo_messages())
-    project.dbt(*DEMO_BUILD)
-    return schema_rows(project.spark, schema)
 
 
 def test_demo_and_conformance_on_a_standalone_cluster_equal_the_local_run(

@@ -36,7 +36,6 @@ import contextlib
 import json
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -46,10 +45,11 @@ from typing import Any
 
 import pytest
 from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
-from test_aurora_dsql import TS_NS, big_order, record
-from test_debezium_merge import batches as debezium_batches
 
+from tests.helpers.corpora.aurora_dsql import TS_NS, big_order, record
+from tests.helpers.corpora.debezium import batches as debezium_batches
 from tests.helpers.landing import FORMATS, DbtProject, land_messages
+from tests.helpers.snapshots import rows, stable
 
 pytestmark = pytest.mark.integration
 
@@ -86,11 +86,6 @@ COLUMNS = {
     ],
 }
 BUILD = ("build", "--select", "package:spark_cdc", *TARGETS)
-# Columns holding when a run ran or a message was landed (the two runs land at different times),
-# and the lags measured from those times (cdc_lag).
-VOLATILE = re.compile(
-    r"(^|_)(applied|loaded|ingested|processed|first_fragment|last_fragment|main_record)_at$|_lag_ms_"
-)
 
 
 def crash_project(path: Path, schema: str) -> Path:
@@ -163,18 +158,7 @@ def dump_queries(schema: str) -> dict[str, str]:
     return q
 
 
-def stable(value: Any) -> Any:
-    """Drop run-time columns, at any depth."""
-    if isinstance(value, dict):
-        return {k: stable(v) for k, v in value.items() if not VOLATILE.search(k)}
-    if isinstance(value, list):
-        return sorted((stable(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True, default=str))
-    return value
-
-
 def snapshot(spark: Any, queries: dict[str, str]) -> dict[str, Any]:
-    from crash_harness import rows
-
     return stable({name: rows(spark, sql) for name, sql in queries.items()})
 
 

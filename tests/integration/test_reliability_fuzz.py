@@ -37,16 +37,16 @@ from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
 from fuzz_messages import MATCHED, Case, hostile_values, random_case, systematic
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from test_aurora_dsql import TS_NS, big_order, count
-from test_aurora_dsql import corpus as dsql_corpus
-from test_cockroachdb import corpus as crdb_corpus
-from test_cockroachdb import message as crdb_message
-from test_contracts_stream import assert_records_accounted
-from test_debezium_merge import corpus as debezium_corpus
-from test_qlik_replicate import named_corpus
-from test_ydb import SCENARIOS, jsonl, unwildcard
 
+from tests.helpers.corpora.aurora_dsql import TS_NS, big_order
+from tests.helpers.corpora.aurora_dsql import corpus as dsql_corpus
+from tests.helpers.corpora.cockroachdb import corpus as crdb_corpus
+from tests.helpers.corpora.cockroachdb import message as crdb_message
+from tests.helpers.corpora.debezium import corpus as debezium_corpus
+from tests.helpers.corpora.qlik_replicate import named_corpus
+from tests.helpers.corpora.ydb import SCENARIOS, jsonl, unwildcard
 from tests.helpers.landing import FORMATS, DbtProject, RawMessage, fresh_landing, land_messages, qualified
+from tests.helpers.results import assert_records_accounted, count
 
 pytestmark = pytest.mark.integration
 

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_debezium_apply_options import plain_envelope
-from test_debezium_scd2 import side_project
 
+from tests.helpers.corpora.debezium import plain_envelope
 from tests.helpers.landing import DbtProject, land_messages
+from tests.helpers.projects import side_project
 
 pytestmark = pytest.mark.integration
 

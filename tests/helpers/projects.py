@@ -1,0 +1,85 @@
+"""Throwaway dbt projects that use this package and share the integration project's profile (and so
+its SparkSession and the test's schema): one with given model files (test_debezium_scd2.py,
+test_debezium_apply_options.py, the schema-drift test), and one of partitioned and flat targets over
+the change stream (test_debezium_partitions.py, test_debezium_storage.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from tests.helpers.landing import FORMATS, DbtProject
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def side_project(project: DbtProject, path: Path, models: dict[str, str]) -> DbtProject:
+    """A throwaway dbt project at `path` using this package, with the given model files (name -> text);
+    it shares the profile (and so the SparkSession and the test's schema) with `project`."""
+    root = Path(__file__).resolve().parents[2]
+    (path / "models").mkdir()
+    (path / "packages.yml").write_text(f"packages:\n  - local: {root}\n")
+    (path / "dbt_project.yml").write_text(
+        f"name: spark_cdc_scd2_{path.name.lower()[:20]}\nversion: '0.1.0'\nconfig-version: 2\n"
+        "profile: spark_cdc_integration_tests\n"
+        "vars: {spark_cdc: {formats: {"
+        + ", ".join(f"{f}: {{enabled: {str(f == 'debezium').lower()}, relation: raw.{f}}}" for f in FORMATS)
+        + "}}}\n"
+    )
+    for name, text in models.items():
+        (path / "models" / name).write_text(text)
+    side = DbtProject(str(path), profiles_dir=project.profiles_dir)
+    side.dbt("deps", "--quiet")
+    return side
+
+
+COLUMNS = [("id", "int"), ("name", "string"), ("description", "string"), ("weight", "double")]
+
+
+def model_sql(schema: str, materialized: str, partitioned: bool) -> str:
+    part = ", partition_by='name'" if partitioned else ""
+    return (
+        f"{{{{ config(materialized='{materialized}', unique_key='id', source_table='inventory.products', "
+        f"cdc_format='debezium', file_format='parquet'{part}) }}}}\n"
+        f"select * from `{schema}`.cdc_changes\n"
+    )
+
+
+MODELS = {
+    "parts_scd1": ("cdc_scd1", True),
+    "flat_scd1": ("cdc_scd1", False),
+    "parts_scd2": ("cdc_scd2", True),
+    "flat_scd2": ("cdc_scd2", False),
+}
+
+
+def partitions_project(
+    project: DbtProject, path: Path, schema: str, names: Iterable[str] = tuple(MODELS)
+) -> DbtProject:
+    """A throwaway project over `{schema}`.cdc_changes with the models `names` of MODELS (name ->
+    materialization, partitioned), that dispatches to its own macros first (the simulated crash of
+    integration_tests/macros/crash_points.sql)."""
+    (path / "models").mkdir()
+    (path / "macros").mkdir()
+    (path / "macros" / "crash_points.sql").write_text(
+        (ROOT / "integration_tests" / "macros" / "crash_points.sql").read_text()
+    )
+    (path / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
+    (path / "dbt_project.yml").write_text(
+        "name: spark_cdc_partitions_it\nversion: '0.1.0'\nconfig-version: 2\n"
+        "profile: spark_cdc_integration_tests\n"
+        "dispatch:\n  - macro_namespace: spark_cdc\n    search_order: [spark_cdc_partitions_it, spark_cdc]\n"
+        "vars: {spark_cdc: {formats: {"
+        + ", ".join(f"{f}: {{enabled: {str(f == 'debezium').lower()}, relation: raw.{f}}}" for f in FORMATS)
+        + "}}}\n"
+    )
+    models = {name: model_sql(schema, *MODELS[name]) for name in names}
+    columns = "".join(f"      - {{name: {c}, data_type: {t}}}\n" for c, t in COLUMNS)
+    for name, text in models.items():
+        (path / "models" / f"{name}.sql").write_text(text)
+    (path / "models" / "models.yml").write_text(
+        "version: 2\nmodels:\n" + "".join(f"  - name: {m}\n    columns:\n{columns}" for m in models)
+    )
+    side = DbtProject(str(path), profiles_dir=project.profiles_dir)
+    side.dbt("deps", "--quiet")
+    return side
