@@ -88,7 +88,7 @@ Fix: correct the name under vars: spark_cdc: in dbt_project.yml (README, Configu
   {{ return({
       'file_format': 'parquet',
       'python_submission_method': 'session',
-      'max_payload_bytes': 16777216,
+      'max_payload_bytes': 4194304,
       'max_inferred_columns': 1000,
       'formats': formats,
       'tables': {},

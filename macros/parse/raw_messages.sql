@@ -349,6 +349,8 @@ Fix: set var('spark_cdc').formats.{{ format }}.order_column to a column that ord
   {%- set m = spark_cdc._raw_value_markers() -%}
   case
     when {{ expr }} is null or trim({{ expr }}) = '' then {{ expr }}
+    {#- Over max_payload_bytes: quarantined unread (payload_too_large), so not read here either. #}
+    when {{ spark_cdc._payload_too_large(expr) }} then {{ expr }}
     when not {{ spark_cdc._cdc_is_valid_utf8(expr) }} then concat({{ spark_cdc._sql_string(m['utf8']) }}, {{ spark_cdc._cdc_make_valid_utf8(expr) }})
     when coalesce(json_array_length(concat('[', {{ expr }}, ']')) = 1, false)
      and coalesce(from_json(concat('{"y":1,"x":', {{ expr }}, '}'), 'struct<y: int>').y = 1, false)
@@ -398,9 +400,20 @@ Fix: set var('spark_cdc').formats.{{ format }}.order_column to a column that ord
   octet_length({{ expr }}) > {{ spark_cdc.get_config()['max_payload_bytes'] | int }}
 {%- endmacro %}
 
-{#- SQL expression: the payload_too_large reason detail, `N bytes > max_payload_bytes M`. The bound is
-    var spark_cdc max_payload_bytes, in bytes (octet_length, read from the string's header; length()
-    would walk the text). -#}
+{#- SQL expression: the payload_too_large reason detail, `N bytes > max_payload_bytes M; ...`. The
+    bound is var spark_cdc max_payload_bytes, in bytes (octet_length, read from the string's header;
+    length() would walk the text). -#}
 {% macro _payload_too_large_detail(expr) -%}
-  concat(octet_length({{ expr }}), ' bytes > max_payload_bytes {{ spark_cdc.get_config()['max_payload_bytes'] | int }}')
+  concat(octet_length({{ expr }}), ' bytes > max_payload_bytes {{ spark_cdc.get_config()['max_payload_bytes'] | int }}; raw_value keeps its first {{ spark_cdc._oversized_head_chars() }} characters, the raw relation the whole value')
+{%- endmacro %}
+
+{#- How much of a value over max_payload_bytes its quarantine row keeps (characters): enough for a
+    person to recognise the message, never the whole, which every later read would have to carry. -#}
+{% macro _oversized_head_chars() -%}
+  {{ return(65536) }}
+{%- endmacro %}
+
+{#- SQL: the first _oversized_head_chars() characters of `expr`. -#}
+{% macro _oversized_value_head(expr) -%}
+  substr({{ expr }}, 1, {{ spark_cdc._oversized_head_chars() }})
 {%- endmacro %}

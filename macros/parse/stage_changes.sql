@@ -57,8 +57,11 @@ select
     else reason_detail
   end as reason_detail,
   {#- Raw text is kept only where a person must look at it (quarantine) or where it identifies a row
-      that has no order value; applied changes keep their parsed images instead. -#}
-  case when record_status = 'quarantined' or raw_delivery = 'position_reused' or raw_order is null then raw_value end as raw_value,
+      that has no order value; applied changes keep their parsed images instead. A value over
+      max_payload_bytes keeps only its head (_oversized_value_head): the raw relation holds the
+      whole, at raw_ref, and raw_digest identifies it. -#}
+  case when reason_code = 'payload_too_large' then {{ spark_cdc._oversized_value_head('raw_value') }}
+       when record_status = 'quarantined' or raw_delivery = 'position_reused' or raw_order is null then raw_value end as raw_value,
   case when record_status = 'quarantined' or raw_delivery = 'position_reused' or raw_order is null then raw_key end as raw_key,
   raw_digest
 from (

@@ -240,40 +240,44 @@ LARGE_RUN = """
 import json, os, sys
 from tests.helpers.landing import DbtProject, land_messages
 
-path, profiles, count, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+path, profiles = sys.argv[1], sys.argv[2]
+count, size, over_count, over_size = (int(a) for a in sys.argv[3:7])
 side = DbtProject(path, profiles_dir=profiles)
 side.dbt("deps", "--quiet")
 spark = side.spark
 for fmt in ("debezium", "aurora_dsql", "qlik_replicate", "ydb", "cockroachdb"):
     land_messages(spark, "it_large_raw", fmt, [])
-def message(i):
-    after = {"id": i, "name": "x" * size, "qty": i, "price": 1.5}
+def message(i, n):
+    after = {"id": i, "name": "x" * n, "qty": i, "price": 1.5}
     source = {"schema": "shop", "table": "items", "lsn": 100 + i, "ts_ms": 1700000000000}
     return json.dumps({"before": None, "after": after, "source": source, "op": "c"})
-for i in range(count):  # one message per landing call: the driver never holds the whole batch
-    land_messages(spark, "it_large_raw", "debezium", [message(i)])
-side.dbt("build", "--select", "+typed", "cdc_quarantine")
+sizes = [size] * count + [over_size] * over_count
+for i, n in enumerate(sizes):  # one message per landing call: the driver never holds the whole batch
+    land_messages(spark, "it_large_raw", "debezium", [message(i, n)])
+side.dbt("build", "--select", "+typed", "cdc_quarantine", "cdc_reason_codes")
 rows = spark.sql("select id, length(name) as n from it_large.typed order by id").collect()
-quarantined = spark.sql("select count(*) from it_large.cdc_quarantine").first()[0]
+quarantined = spark.sql(
+    "select reason_code, length(raw_value) as n from it_large.cdc_quarantine order by raw_ref.order"
+).collect()
 memory = spark.sparkContext.getConf().get("spark.driver.memory")
-print(json.dumps({"rows": [[r.id, r.n] for r in rows], "quarantined": quarantined, "memory": memory}))
+facts = {"rows": [[r.id, r.n] for r in rows], "quarantined": [[r.reason_code, r.n] for r in quarantined]}
+print(json.dumps({**facts, "memory": memory}))
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (issue 47, resources): staging ten 15 MB messages still exhausts a 1 GiB driver",
-)
 def test_a_batch_of_large_messages_fits_the_default_driver_memory(
     project: DbtProject, side: DbtProject, tmp_path: Path
 ) -> None:
-    """Ten messages of 15 MB each (under max_payload_bytes, 16 MiB) in one batch, on a 1 GiB driver
-    (its own JVM and metastore): a batch of them ran the driver out of memory, so nothing was
-    staged. Every message is applied, nothing is quarantined."""
+    """Ten messages just under the default max_payload_bytes (4 MiB) and two of 15 MB in one batch,
+    on a 1 GiB driver with two cores (its own JVM and metastore): the ten are applied, the two are
+    quarantined as payload_too_large keeping only their first 65536 characters, and the run
+    succeeds. (With a 16 MiB bound, ten 15 MB messages ran this driver out of memory, so nothing
+    was staged.)"""
     env = dict(os.environ)
     env.update(
         SPARK_CDC_HOME=str(tmp_path / "home"),
         SPARK_CDC_DRIVER_MEMORY="1g",
+        SPARK_CDC_MASTER="local[2]",
         SPARK_CDC_SCHEMA="it_large",
         DBT_TARGET_PATH=str(tmp_path / "target"),
         # LARGE_RUN imports the test helpers (tests/helpers) from the repository root.
@@ -281,9 +285,11 @@ def test_a_batch_of_large_messages_fits_the_default_driver_memory(
     )
     project_dir = tmp_path / "project"
     copy_project(Path(side.project_dir), project_dir)
-    count, size = 10, 15_000_000
+    # The envelope around the name adds about 150 bytes: each message stays under 4 MiB (4194304).
+    count, size, over_count, over_size = 10, 4_190_000, 2, 15_000_000
     proc = subprocess.run(
-        [sys.executable, "-c", LARGE_RUN, str(project_dir), side.profiles_dir, str(count), str(size)],
+        [sys.executable, "-c", LARGE_RUN, str(project_dir), side.profiles_dir]
+        + [str(n) for n in (count, size, over_count, over_size)],
         env=env,
         capture_output=True,
         text=True,
@@ -292,7 +298,11 @@ def test_a_batch_of_large_messages_fits_the_default_driver_memory(
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     facts = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert facts == {"rows": [[i, size] for i in range(count)], "quarantined": 0, "memory": "1g"}
+    assert facts == {
+        "rows": [[i, size] for i in range(count)],
+        "quarantined": [["payload_too_large", 65536]] * over_count,
+        "memory": "1g",
+    }
 
 
 def copy_project(source: Path, destination: Path) -> None:
