@@ -1,7 +1,7 @@
 {#- Storage of CDC targets whose file format supports MERGE INTO (delta, iceberg, hudi): one
     persistent physical table `<model>__cdc_state` with the same columns as a parquet version table
-    (hidden bookkeeping included), behind the same target view. See strategy_merge.sql of each
-    materialization. -#}
+    (hidden bookkeeping included), behind the same target view. See strategy_merge.sql (both
+    materializations). -#}
 
 {% macro _cdc_merge_formats() -%}
   {{ return(['delta', 'iceberg', 'hudi']) }}

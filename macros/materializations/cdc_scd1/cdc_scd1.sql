@@ -1,65 +1,14 @@
 {#- cdc_scd1: a current-state table kept in step with the canonical change stream.
     The model's SQL (or Python DataFrame) selects changes shaped like spark_cdc's cdc_changes;
-    each run applies the ones loaded since the last run. See README, "cdc_scd1". -#}
+    each run applies the ones loaded since the last run. See README, "cdc_scd1".
+    The body is shared with cdc_scd2: cdc_common/materialize.sql, what differs in cdc_common/kind.sql. -#}
 {% materialization cdc_scd1, adapter='spark', supported_languages=['sql', 'python'] %}
-  {%- set language = model['language'] -%}
-  {%- set cfg = spark_cdc._cdc_scd1_validate(model, config) -%}
-  {%- do cfg.update({'full_refresh': should_full_refresh()}) -%}
-  {%- set target_relation = api.Relation.create(database=database, schema=schema, identifier=model['alias'], type='view') -%}
-  {%- set existing = adapter.get_relation(database=database, schema=schema, identifier=model['alias']) -%}
-  {%- set state = spark_cdc._cdc_read_state(existing if existing is not none and existing.is_view else none) -%}
-
-  {#- A target built by another CDC materialization (cdc_scd2) has another physical layout. -#}
-  {%- if existing is not none and (not state['owned'] or state['materialization'] not in (none, 'cdc_scd1')) -%}
-    {%- if cfg['full_refresh'] -%}
-      {% do adapter.drop_relation(existing) %}
-    {%- else -%}
-      {% set msg %}
-spark_cdc: relation {{ existing }} exists but was not built by cdc_scd1 (model '{{ model['name'] }}').
-Fix: run once with --full-refresh to replace it, or give the model another alias.
-      {% endset %}
-      {{ exceptions.raise_compiler_error(msg | trim) }}
-    {%- endif -%}
-  {%- endif -%}
-
-  {% do spark_cdc._cdc_check_storage(target_relation, state, cfg, 'cdc_scd1') %}
-
-  {{ run_hooks(pre_hooks) }}
-
-  {%- set input_relation = spark_cdc._cdc_input_relation(target_relation, language, compiled_code) -%}
-  {%- if language == 'python' -%}
+  {%- set run = spark_cdc._cdc_materialize_prepare('cdc_scd1') -%}
+  {%- if model['language'] == 'python' -%}
+    {#- Here, not in the body: dbt runs a Python model's code only from its materialization block. -#}
     {%- call statement('cdc_input', language='python') -%}
-{{ spark_cdc._cdc_python_input_code(input_relation, compiled_code) }}
+{{ run['python_code'] }}
     {%- endcall -%}
   {%- endif -%}
-  {%- set consumed = none if cfg['full_refresh'] else state['consumed_through'] -%}
-  {%- set batch_sql = spark_cdc.cdc_batch_sql(input_relation, cfg['source_table'], consumed, cfg['cdc_format'], rebuild_keys=true,
-                                              sequence_by=cfg['sequence_by'], apply_truncates=(cfg['truncate_handling'] == 'apply')) -%}
-  {%- set probe = run_query('select count(_op), cast(max(_loaded_at) as string) from (' ~ batch_sql ~ ') as b') -%}
-  {%- set stats = {'changes': probe[0][0]} -%}
-  {%- set consumed_through = probe[0][1] or consumed -%}
-
-  {%- if stats['changes'] == 0 and state['version'] is not none and not cfg['full_refresh'] -%}
-    {#- Nothing new: the target stays byte-for-byte as it is. -#}
-    {%- call statement('main') -%}
-      select 'spark_cdc: no new changes for {{ model['name'] }}' as status
-    {%- endcall -%}
-  {%- else -%}
-    {%- if cfg['infer_columns'] -%}
-      {% do spark_cdc._cdc_resolve_columns(cfg, target_relation, state, batch_sql) %}
-    {%- endif -%}
-    {%- set batch_sql = spark_cdc._cdc_screen_batch(target_relation, cfg, batch_sql) -%}
-    {%- if cfg['file_format'] in spark_cdc._cdc_merge_formats() -%}
-      {% do spark_cdc._cdc_scd1_merge(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
-      {%- if cfg['full_refresh'] %}{% do spark_cdc._cdc_drop_parts_tables(target_relation) %}{% endif -%}
-    {%- elif spark_cdc._cdc_uses_partitions(cfg) -%}
-      {% do spark_cdc._cdc_scd1_partitions(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
-    {%- else -%}
-      {% do spark_cdc._cdc_scd1_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
-      {%- if cfg['full_refresh'] %}{% do spark_cdc._cdc_drop_state_table(target_relation) %}{% do spark_cdc._cdc_drop_parts_tables(target_relation) %}{% endif -%}
-    {%- endif -%}
-  {%- endif -%}
-
-  {{ run_hooks(post_hooks) }}
-  {{ return({'relations': [target_relation]}) }}
+  {{ return(spark_cdc._cdc_materialize_apply(run)) }}
 {% endmaterialization %}

@@ -1,37 +1,5 @@
-{#- parquet/orc (no MERGE): write the next history into a new version table, then swap the target
-    view onto it with one CREATE OR REPLACE VIEW that also records the consumed watermark. The table
-    being read (version N) is never the table being written (version N+1); a run killed before the
-    swap leaves version N in place. -#}
-{% macro _cdc_scd2_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) -%}
-  {%- set q = spark_cdc.quote_identifier -%}
-  {%- set meta = cfg['meta_column_names'] -%}
-  {%- set old_relation = none -%}
-  {%- if state['version'] is not none and not cfg['full_refresh'] -%}
-    {%- set old_relation = spark_cdc._cdc_version_relation(target_relation, state['version']) -%}
-  {%- endif -%}
-  {%- set new_version = (state['version'] or 0) + 1 -%}
-  {%- set new_relation = spark_cdc._cdc_version_relation(target_relation, new_version) -%}
-  {#- An orphan of a run killed after writing this version but before the swap. -#}
-  {% do adapter.drop_relation(new_relation) %}
-  {%- set empty = stats['changes'] == 0 and old_relation is none -%}
-
-  {%- call statement('main') -%}
-    create table {{ new_relation }}
-    using {{ cfg['file_format'] }}
-    {%- if cfg['partition_by'] %}
-    partitioned by ({% for p in cfg['partition_by'] %}{{ q(p) }}{{ ', ' if not loop.last }}{% endfor %})
-    {%- endif %}
-    as
-    {{ spark_cdc._cdc_state_or_empty(spark_cdc.scd2_state_sql(batch_sql, old_relation, cfg['columns'], cfg['key_columns'], cfg['cdc_format'], cfg['track_columns']), empty) }}
-  {%- endcall -%}
-
-  {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
-  {%- set counts = [[0, 0]] if empty else run_query('select ' ~ spark_cdc._cdc_scd2_counts(cfg) | join(', ') ~ ' from ' ~ new_relation ~ ' where _cdc_key != ' ~ marker) -%}
-  {%- call statement('cdc_swap') -%}
-    {{ spark_cdc._cdc_scd2_view_sql(target_relation, new_relation, new_version, consumed_through, stats, counts, cfg) }}
-  {%- endcall -%}
-  {% do spark_cdc._cdc_drop_other_versions(target_relation, new_version) %}
-{%- endmacro %}
+{#- The cdc_scd2 pieces the shared body and strategies (cdc_common/kind.sql) take: the target view
+    and the two counts its TBLPROPERTIES record. -#}
 
 {#- The two counts the target's TBLPROPERTIES record, as aggregates over its physical table (the
     truncate marker excluded by the caller): versions the view shows (with delete_handling
@@ -42,7 +10,8 @@
 {%- endmacro %}
 
 {#- The target view over physical table `new_relation` (a version table, or the MERGE state table),
-    recording version and watermark in its TBLPROPERTIES; shared by both strategies. -#}
+    recording version and watermark in its TBLPROPERTIES; shared by the three strategies
+    (cdc_common/strategy_merge.sql, strategy_partitions.sql, strategy_rewrite.sql). -#}
 {% macro _cdc_scd2_view_sql(target_relation, new_relation, new_version, consumed_through, stats, counts, cfg, extra_properties={}) -%}
   {%- set q = spark_cdc.quote_identifier -%}
   {%- set meta = cfg['meta_column_names'] -%}

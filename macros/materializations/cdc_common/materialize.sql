@@ -1,0 +1,80 @@
+{#- The body of both CDC materializations, in two halves around the one statement dbt runs only
+    from the `{% materialization %}` block itself (a Python model's code: submit_python_job refuses
+    any other caller), so the blocks of cdc_scd1/cdc_scd1.sql and cdc_scd2/cdc_scd2.sql are
+        prepare(kind) -> [Python model: run its input code] -> apply(run).
+    The model's SQL (or Python DataFrame) selects changes shaped like spark_cdc's cdc_changes; each
+    run applies the ones loaded since the last run with the strategy of the target's storage
+    (strategy_merge.sql, strategy_partitions.sql, strategy_rewrite.sql). What differs by kind comes
+    from _cdc_kind (kind.sql). -#}
+
+{#- The first half: configuration (every error before anything is written), the foreign-target
+    and storage checks, pre-hooks and the input relation. Returns what apply needs, with the Python
+    input code the block runs for a Python model. -#}
+{% macro _cdc_materialize_prepare(kind) -%}
+  {%- set k = spark_cdc._cdc_kind(kind) -%}
+  {%- set cfg = k['validate'](model, config) -%}
+  {%- do cfg.update({'full_refresh': should_full_refresh()}) -%}
+  {%- set target_relation = api.Relation.create(database=database, schema=schema, identifier=model['alias'], type='view') -%}
+  {%- set existing = adapter.get_relation(database=database, schema=schema, identifier=model['alias']) -%}
+  {%- set state = spark_cdc._cdc_read_state(existing if existing is not none and existing.is_view else none) -%}
+
+  {#- A target built by the other CDC materialization has another physical layout. -#}
+  {%- if existing is not none and (not state['owned'] or state['materialization'] not in k['accepts']) -%}
+    {%- if cfg['full_refresh'] -%}
+      {%- if k['drops_owned_foreign'] or not state['owned'] -%}
+        {% do adapter.drop_relation(existing) %}
+      {%- endif -%}
+    {%- else -%}
+      {% set msg %}
+spark_cdc: relation {{ existing }} exists but was not built by {{ kind }} (model '{{ model['name'] }}'{{ ", built by " ~ state['materialization'] if k['names_builder'] and state['owned'] else "" }}).
+Fix: run once with --full-refresh to replace it, or give the model another alias.
+      {% endset %}
+      {{ exceptions.raise_compiler_error(msg | trim) }}
+    {%- endif -%}
+  {%- endif -%}
+
+  {% do spark_cdc._cdc_check_storage(target_relation, state, cfg, kind) %}
+
+  {{ run_hooks(pre_hooks) }}
+
+  {%- set input_relation = spark_cdc._cdc_input_relation(target_relation, model['language'], compiled_code) -%}
+  {%- set python_code = spark_cdc._cdc_python_input_code(input_relation, compiled_code) if model['language'] == 'python' else none -%}
+  {{ return({'cfg': cfg, 'target_relation': target_relation, 'state': state,
+             'input_relation': input_relation, 'python_code': python_code}) }}
+{%- endmacro %}
+
+{#- The second half: the batch since the watermark, then the storage's strategy (or nothing when the
+    batch is empty), post-hooks; returns the materialization's result. -#}
+{% macro _cdc_materialize_apply(run) -%}
+  {%- set cfg, target_relation, state = run['cfg'], run['target_relation'], run['state'] -%}
+  {%- set consumed = none if cfg['full_refresh'] else state['consumed_through'] -%}
+  {%- set batch_sql = spark_cdc.cdc_batch_sql(run['input_relation'], cfg['source_table'], consumed, cfg['cdc_format'], rebuild_keys=true,
+                                              sequence_by=cfg['sequence_by'], apply_truncates=(cfg['truncate_handling'] == 'apply')) -%}
+  {%- set probe = run_query('select count(_op), cast(max(_loaded_at) as string) from (' ~ batch_sql ~ ') as b') -%}
+  {%- set stats = {'changes': probe[0][0]} -%}
+  {%- set consumed_through = probe[0][1] or consumed -%}
+
+  {%- if stats['changes'] == 0 and state['version'] is not none and not cfg['full_refresh'] -%}
+    {#- Nothing new: the target stays byte-for-byte as it is. -#}
+    {%- call statement('main') -%}
+      select 'spark_cdc: no new changes for {{ model['name'] }}' as status
+    {%- endcall -%}
+  {%- else -%}
+    {%- if cfg['infer_columns'] -%}
+      {% do spark_cdc._cdc_resolve_columns(cfg, target_relation, state, batch_sql) %}
+    {%- endif -%}
+    {%- set batch_sql = spark_cdc._cdc_screen_batch(target_relation, cfg, batch_sql) -%}
+    {%- if cfg['file_format'] in spark_cdc._cdc_merge_formats() -%}
+      {% do spark_cdc._cdc_strategy_merge(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
+      {%- if cfg['full_refresh'] %}{% do spark_cdc._cdc_drop_parts_tables(target_relation) %}{% endif -%}
+    {%- elif spark_cdc._cdc_uses_partitions(cfg) -%}
+      {% do spark_cdc._cdc_strategy_partitions(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
+    {%- else -%}
+      {% do spark_cdc._cdc_strategy_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
+      {%- if cfg['full_refresh'] %}{% do spark_cdc._cdc_drop_state_table(target_relation) %}{% do spark_cdc._cdc_drop_parts_tables(target_relation) %}{% endif -%}
+    {%- endif -%}
+  {%- endif -%}
+
+  {{ run_hooks(post_hooks) }}
+  {{ return({'relations': [target_relation]}) }}
+{%- endmacro %}
