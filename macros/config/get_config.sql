@@ -116,3 +116,13 @@ Fix: correct the name under vars: spark_cdc: in dbt_project.yml (README, Configu
   {%- endfor -%}
   {{ return(merged) }}
 {%- endmacro %}
+
+{#- Config of the package's own tables (staging models, the sequence-conflict log), passed to their
+    config(): file_format from var('spark_cdc').file_format when the project sets it, else nothing, so
+    that `models: spark_cdc: +file_format` in the project's dbt_project.yml (or dbt-spark's default,
+    parquet) applies. Read here because dbt renders the package's dbt_project.yml before the
+    project's vars exist. -#}
+{% macro _package_table_config() -%}
+  {%- set file_format = var('spark_cdc', {}).get('file_format') -%}
+  {{ return({'file_format': file_format} if file_format else {}) }}
+{%- endmacro %}

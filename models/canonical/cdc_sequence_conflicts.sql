@@ -4,5 +4,6 @@
     materialized='incremental',
     incremental_strategy='append',
     on_schema_change='fail',
-    enabled=(spark_cdc.enabled_formats() | length > 0)) }}
+    enabled=(spark_cdc.enabled_formats() | length > 0),
+    **spark_cdc._package_table_config()) }}
 {{ spark_cdc.sequence_conflicts_sql() }}

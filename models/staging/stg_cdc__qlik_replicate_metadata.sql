@@ -1,7 +1,7 @@
 {#- The Qlik Replicate table-version registry: one row per distinct table structure announced by a
     metadata message (table, tableVersion, columns with ordinals, types and primary-key positions,
     dataSchema). Incremental (append): a redelivered metadata message adds nothing. -#}
-{{ config(enabled=spark_cdc.format_enabled('qlik_replicate')) }}
+{{ config(enabled=spark_cdc.format_enabled('qlik_replicate'), **spark_cdc._package_table_config()) }}
 with announced as (
   select
     s.source_table,

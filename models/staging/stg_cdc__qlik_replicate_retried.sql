@@ -1,7 +1,7 @@
 {#- Data messages staged as quarantined `missing_metadata` in stg_cdc__qlik_replicate, parsed again
     against every table version staged so far; those that now parse to a change are emitted here
     once (the quarantined row stays, as the record of what happened). Incremental (append). -#}
-{{ config(enabled=spark_cdc.format_enabled('qlik_replicate')) }}
+{{ config(enabled=spark_cdc.format_enabled('qlik_replicate'), **spark_cdc._package_table_config()) }}
 {%- set staged = ref('stg_cdc__qlik_replicate') %}
 select
   cdc_format,

@@ -71,7 +71,7 @@ create table if not exists {{ relation }} (
   raw_key string, raw_ref struct<relation: string, `partition`: string, `order`: decimal(38,0), fragment_count: int>,
   ingested_at timestamp, cdc_loaded_at timestamp,
   key string, seq struct<s1: decimal(38,0), s2: decimal(38,0), s3: decimal(38,0)>
-) using parquet
+) using {{ spark_cdc.get_config()['file_format'] }}
   {%- endcall -%}
 {%- endmacro %}
 

@@ -1,0 +1,2 @@
+{{ config(materialized='cdc_scd2', unique_key='id', source_table='inventory.products') }}
+select * from {{ ref('cdc_changes') }}
