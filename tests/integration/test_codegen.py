@@ -22,7 +22,9 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).resolve().parent / "data" / "examples"
 SCHEMA = "cdc_example"  # examples/*/profiles.yml
-FORMATS = sorted(p.stem for p in EXPECTED.glob("*.json"))
+# One case per format: examples/debezium_delta is examples/debezium on Delta Lake, and its profile
+# would switch this process's shared session to Delta's catalog (which only a Delta lane loads).
+FORMATS = sorted(p.stem for p in EXPECTED.glob("*.json") if not p.stem.endswith("_delta"))
 
 
 def as_text(row: dict[str, Any]) -> dict[str, str | None]:
