@@ -292,14 +292,7 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
       filter(z.after_schema, (f, i) -> f.field is not null
              and array_position(transform(z.after_schema, g -> g.field), f.field) = i + 1),
       f -> struct(f.field, to_json(named_struct('type', f.type, 'name', f.name, 'optional', f.optional, 'parameters', f.parameters))))) as type_hints,
-    z.raw_order,
-    z.raw_partition,
-    z.raw_relation,
-    z.raw_digest,
-    z.raw_delivery,
-    z.raw_value,
-    z.raw_key,
-    z.ingested_at,
+    {{ spark_cdc._raw_lineage_select_list('z') }},
     case when z.reason_code in ('tombstone', 'resolved') then 'skipped'
          when z.reason_code is not null then 'quarantined'
          else 'change' end as record_status,

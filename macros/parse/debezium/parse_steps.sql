@@ -155,14 +155,7 @@ struct<`schema`: {{ schema_type }}, payload: struct<{{ envelope_fields }}>, {{ e
       filter(d.after_schema, (f, i) -> f.field is not null
              and array_position(transform(d.after_schema, g -> g.field), f.field) = i + 1),
       f -> struct(f.field, to_json(named_struct('type', f.type, 'name', f.name, 'parameters', f.parameters))))) as type_hints,
-    d.raw_order,
-    d.raw_partition,
-    d.raw_relation,
-    d.raw_digest,
-    d.raw_delivery,
-    d.raw_value,
-    d.raw_key,
-    d.ingested_at,
+    {{ spark_cdc._raw_lineage_select_list('d') }},
     case when d.reason_code in ('tombstone', 'logical_message') then 'skipped'
          when d.reason_code is not null then 'quarantined'
          else 'change' end as record_status,

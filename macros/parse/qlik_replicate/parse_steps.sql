@@ -302,14 +302,7 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
       when q.message_type = 'MD' and q.reason_code = 'metadata' then {{ spark_cdc._qlik_type_hints('q.md_columns') }}
       when q.md is not null then q.md.type_hints
     end as type_hints,
-    q.raw_order,
-    q.raw_partition,
-    q.raw_relation,
-    q.raw_digest,
-    q.raw_delivery,
-    q.raw_value,
-    q.raw_key,
-    q.ingested_at,
+    {{ spark_cdc._raw_lineage_select_list('q') }},
     case when q.reason_code = 'metadata' then 'skipped'
          when q.reason_code is not null then 'quarantined'
          else 'change' end as record_status,

@@ -201,14 +201,7 @@ struct<key: array<{{ member }}>, `update`: {{ image }}, `reset`: {{ image }}, er
          then d.op_raw = 'r' or coalesce(lower(d.j.payload.source.snapshot) = 'true', false)
          else false end as is_snapshot,
     {{ type_hints }} as type_hints,
-    d.raw_order,
-    d.raw_partition,
-    d.raw_relation,
-    d.raw_digest,
-    d.raw_delivery,
-    d.raw_value,
-    d.raw_key,
-    d.ingested_at,
+    {{ spark_cdc._raw_lineage_select_list('d') }},
     case when d.reason_code = 'resolved' then 'skipped'
          when d.reason_code is not null then 'quarantined'
          else 'change' end as record_status,
