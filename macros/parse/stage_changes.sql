@@ -15,37 +15,8 @@
   {%- if format not in parsers -%}
     {{ exceptions.raise_compiler_error("spark_cdc: no parser for format '" ~ format ~ "'. Known: " ~ (parsers.keys() | list | join(', '))) }}
   {%- endif -%}
-select
-  cdc_format,
-  source_table,
-  op,
-  op_raw,
-  key,
-  case when record_status = 'change' then before_key end as before_key,
-  after,
-  before,
-  present_columns,
-  changed_columns,
-  seq,
-  commit_ts,
-  emitted_at,
-  tx_id,
-  is_snapshot,
-  type_hints,
-  named_struct(
-    'relation', raw_relation,
-    'partition', raw_partition,
-    'order', raw_order,
-    'fragment_count', 1
-  ) as raw_ref,
-  ingested_at,
-  current_timestamp() as cdc_loaded_at,
-  {#- A record delivered again at its position (raw_messages) is counted, not staged twice; another
-      content at a position already staged is quarantined: it would otherwise hide behind the
-      watermark, unread. #}
-  case raw_delivery when 'duplicate' then 'skipped' when 'position_reused' then 'quarantined' else record_status end as record_status,
-  case when raw_delivery in ('duplicate', 'position_reused') then raw_delivery else reason_code end as reason_code,
-  {%- set markers = spark_cdc._raw_value_markers() %}
+  {%- set markers = spark_cdc._raw_value_markers() -%}
+  {%- set reason_detail -%}
   case
     when reason_code = 'malformed_json' and startswith(raw_value, {{ spark_cdc._sql_string(markers['utf8']) }})
       then 'the value is not valid UTF-8, so not JSON'
@@ -55,15 +26,27 @@ select
     when raw_delivery = 'position_reused'
       then 'another content is staged at this position (relation, partition, order): the position columns do not identify each record (a topic recreated, several topics in one relation without a topic column)'
     else reason_detail
-  end as reason_detail,
-  {#- Raw text is kept only where a person must look at it (quarantine) or where it identifies a row
-      that has no order value; applied changes keep their parsed images instead. A value over
-      max_payload_bytes keeps only its head (_oversized_value_head): the raw relation holds the
-      whole, at raw_ref, and raw_digest identifies it. -#}
-  case when reason_code = 'payload_too_large' then {{ spark_cdc._oversized_value_head('raw_value') }}
-       when record_status = 'quarantined' or raw_delivery = 'position_reused' or raw_order is null then raw_value end as raw_value,
-  case when record_status = 'quarantined' or raw_delivery = 'position_reused' or raw_order is null then raw_key end as raw_key,
-  raw_digest
+  end
+  {%- endset -%}
+  {#- A record delivered again at its position (raw_messages) is counted, not staged twice; another
+      content at a position already staged is quarantined: it would otherwise hide behind the
+      watermark, unread. Raw text is kept only where a person must look at it (quarantine) or where
+      it identifies a row that has no order value; applied changes keep their parsed images instead.
+      A value over max_payload_bytes keeps only its head (_oversized_value_head): the raw relation
+      holds the whole, at raw_ref, and raw_digest identifies it. -#}
+  {%- set keep_raw = "record_status = 'quarantined' or raw_delivery = 'position_reused' or raw_order is null" %}
+select
+  {{- spark_cdc._staged_select_list({
+      'before_key': "case when record_status = 'change' then before_key end",
+      'raw_ref': spark_cdc._staged_raw_ref(),
+      'cdc_loaded_at': 'current_timestamp()',
+      'record_status': "case raw_delivery when 'duplicate' then 'skipped' when 'position_reused' then 'quarantined' else record_status end",
+      'reason_code': "case when raw_delivery in ('duplicate', 'position_reused') then raw_delivery else reason_code end",
+      'reason_detail': reason_detail,
+      'raw_value': "case when reason_code = 'payload_too_large' then " ~ spark_cdc._oversized_value_head('raw_value')
+                   ~ ' when ' ~ keep_raw ~ ' then raw_value end',
+      'raw_key': 'case when ' ~ keep_raw ~ ' then raw_key end',
+  }) }}
 from (
   with raw_messages as (
     {{ spark_cdc.raw_messages(format) }}

@@ -3,38 +3,14 @@
     once (the quarantined row stays, as the record of what happened). Incremental (append). -#}
 {{ config(enabled=spark_cdc.format_enabled('qlik_replicate'), **spark_cdc._package_table_config()) }}
 {%- set staged = ref('stg_cdc__qlik_replicate') %}
+{#- Rows without an order value are recognised by their text on later runs. #}
 select
-  cdc_format,
-  source_table,
-  op,
-  op_raw,
-  key,
-  before_key,
-  after,
-  before,
-  present_columns,
-  changed_columns,
-  seq,
-  commit_ts,
-  emitted_at,
-  tx_id,
-  is_snapshot,
-  type_hints,
-  named_struct(
-    'relation', raw_relation,
-    'partition', raw_partition,
-    'order', raw_order,
-    'fragment_count', 1
-  ) as raw_ref,
-  ingested_at,
-  current_timestamp() as cdc_loaded_at,
-  record_status,
-  reason_code,
-  reason_detail,
-  {#- Rows without an order value are recognised by their text on later runs. -#}
-  case when raw_order is null then raw_value end as raw_value,
-  case when raw_order is null then raw_key end as raw_key,
-  raw_digest
+  {{- spark_cdc._staged_select_list({
+      'raw_ref': spark_cdc._staged_raw_ref(),
+      'cdc_loaded_at': 'current_timestamp()',
+      'raw_value': 'case when raw_order is null then raw_value end',
+      'raw_key': 'case when raw_order is null then raw_key end',
+  }) }}
 from (
   with raw_messages as (
     select
