@@ -26,21 +26,37 @@
 {%- endmacro %}
 
 {% macro default__scd2_state_sql(batch_sql, old_relation, columns, key_columns, cdc_format=none, track_columns=none) -%}
-  {%- set q = spark_cdc.quote_identifier -%}
-  {%- set s = spark_cdc._sql_string -%}
-  {%- set marker = s(spark_cdc._truncate_marker_key()) -%}
+  {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
   {%- set value_columns = columns | rejectattr('name', 'in', key_columns) | list -%}
-  {%- set tracked = (value_columns | map(attribute='name') | list) if track_columns is none else track_columns -%}
-  {%- set old_columns = [] -%}
-  {%- if old_relation is not none -%}
-    {%- for col in adapter.get_columns_in_relation(old_relation) -%}{%- do old_columns.append(col.name | lower) -%}{%- endfor -%}
-  {%- endif -%}
-  {%- set seq_type = 'struct<s1: decimal(38,0), s2: decimal(38,0), s3: decimal(38,0)>' -%}
-  {%- set pos = 'struct(_ord, _arrival)' %}
+  {%- set tracked = (value_columns | map(attribute='name') | list) if track_columns is none else track_columns %}
 with batch as (
   {{ batch_sql }}
 ),
 
+{{ spark_cdc._scd2_old_sql(old_relation, columns) }},
+
+{{ spark_cdc._scd2_touched_sql(marker) }},
+
+{{ spark_cdc._scd2_timeline_sql() }},
+
+{{ spark_cdc._scd2_values_sql(value_columns, cdc_format) }},
+
+{{ spark_cdc._scd2_versions_sql(value_columns, tracked) }},
+
+{{ spark_cdc._scd2_recomputed_sql(columns, key_columns, cdc_format) }}
+
+{{ spark_cdc._scd2_final_select_sql(columns, marker) }}
+{%- endmacro %}
+
+{#- scd2_state_sql, step: the target's current rows (`old`), or none on a first build, with the
+    declared columns (null for a column the stored table lacks). -#}
+{% macro _scd2_old_sql(old_relation, columns) -%}
+  {%- set q = spark_cdc.quote_identifier -%}
+  {%- set seq_type = 'struct<s1: decimal(38,0), s2: decimal(38,0), s3: decimal(38,0)>' -%}
+  {%- set old_columns = [] -%}
+  {%- if old_relation is not none -%}
+    {%- for col in adapter.get_columns_in_relation(old_relation) -%}{%- do old_columns.append(col.name | lower) -%}{%- endfor -%}
+  {%- endif %}
 old as (
   {%- if old_relation is not none %}
   select
@@ -70,8 +86,12 @@ old as (
     cast(null as array<{{ spark_cdc._scd2_change_type() }}>) as _cdc_changes
   where false
   {%- endif %}
-),
+)
+{%- endmacro %}
 
+{#- scd2_state_sql, step: the batch's changes, the truncates, and the keys to recompute (`touched`)
+    with every change they have (`key_changes`). -#}
+{% macro _scd2_touched_sql(marker) -%}
 batch_changes as (
   select _k, {{ spark_cdc._scd2_change_struct() }} as c
   from batch
@@ -122,8 +142,13 @@ key_changes as (
   where o._cdc_key != {{ marker }}
   union all
   select _k, c from batch_changes where c._op != 'truncate'
-),
+)
+{%- endmacro %}
 
+{#- scd2_state_sql, step: each touched key's changes deduplicated and in order, with the truncates
+    that end one of its lives (`kept`). -#}
+{% macro _scd2_timeline_sql() -%}
+  {%- set pos = 'struct(_ord, _arrival)' -%}
 {#- A redelivery is a change of the same key and seq with the same effect (see
     cdc_sequence_conflicts): the before image and insert/update/snapshot do not tell it apart. #}
 deduped as (
@@ -162,8 +187,14 @@ kept as (
   where _op != 'truncate'
      or (_prev_change is not null and _prev_change.op != 'delete'
          and (_prev_truncate is null or _prev_truncate < _prev_change.p))
-),
+)
+{%- endmacro %}
 
+{#- scd2_state_sql, step: each change's value of every column, carried forward within the key's
+    life and decoded to the declared type (`decoded`). -#}
+{% macro _scd2_values_sql(value_columns, cdc_format) -%}
+  {%- set q = spark_cdc.quote_identifier -%}
+  {%- set s = spark_cdc._sql_string -%}
 imaged as (
   select
     k.*,
@@ -208,8 +239,13 @@ decoded as (
     {{ spark_cdc.decode_value(spark_cdc._cdc_member_text(member ~ '.v', member ~ '.h', cdc_format, c.data_type), c.data_type, member ~ '.h', cdc_format) }} as {{ q(c.name) }}
     {%- endfor %}
   from carried
-),
+)
+{%- endmacro %}
 
+{#- scd2_state_sql, step: the changes folded into versions (`versions`). -#}
+{% macro _scd2_versions_sql(value_columns, tracked) -%}
+  {%- set q = spark_cdc.quote_identifier -%}
+  {%- set pos = 'struct(_ord, _arrival)' -%}
 {#- Which changes open a version: the first of a key, a delete or truncate of a live key, the first
     change after one, and a change of a tracked column. Other changes update the open version in
     place (a delete of a key already deleted changes nothing). -#}
@@ -263,8 +299,13 @@ versions as (
     ) as _changes
   from grouped
   group by _k, _version
-),
+)
+{%- endmacro %}
 
+{#- scd2_state_sql, step: the versions as the target's physical rows (`recomputed`). -#}
+{% macro _scd2_recomputed_sql(columns, key_columns, cdc_format) -%}
+  {%- set q = spark_cdc.quote_identifier -%}
+  {%- set s = spark_cdc._sql_string -%}
 recomputed as (
   select
     _k as _cdc_key,
@@ -288,7 +329,12 @@ recomputed as (
     _changes as _cdc_changes
   from versions
 )
+{%- endmacro %}
 
+{#- scd2_state_sql, step: the untouched stored rows, the recomputed ones and the truncate marker. -#}
+{% macro _scd2_final_select_sql(columns, marker) -%}
+  {%- set q = spark_cdc.quote_identifier -%}
+  {%- set seq_type = 'struct<s1: decimal(38,0), s2: decimal(38,0), s3: decimal(38,0)>' -%}
 select o.*
 from old as o
 left anti join touched as t on o._cdc_key = t._k
@@ -315,6 +361,7 @@ select
 from truncates
 having count(*) > 0
 {%- endmacro %}
+
 
 {#- One change as an SCD2 target stores it (from a cdc_batch_sql row, or a replayed stored change). -#}
 {% macro _scd2_change_struct() -%}
