@@ -2,15 +2,14 @@
     resolved timestamps) -> canonical change rows plus quarantined and skipped records. Takes the
     name of a CTE shaped like spark_cdc.raw_messages(); see parse_debezium for the output columns.
     Each message is parsed once into a VARIANT (numbers keep their exact decimal value, which
-    Spark's JSON-to-string reader would round to a double) and read through explicit typed shapes. -#}
+    Spark's JSON-to-string reader would round to a double) and read through explicit typed shapes;
+    on Spark 3.5, which has no VARIANT, into the JSON text Spark 4 writes for it, read by the
+    package's UDFs (macros/parse/json_values.sql), with the same rows as a result. -#}
 {% macro parse_cockroachdb(raw_cte) -%}
   {{ return(adapter.dispatch('parse_cockroachdb', 'spark_cdc')(raw_cte)) }}
 {%- endmacro %}
 
 {% macro default__parse_cockroachdb(raw_cte) -%}
-  {%- if spark_cdc._spark3() -%}
-    {{ exceptions.raise_compiler_error("spark_cdc: model '" ~ model['name'] ~ "' (format cockroachdb) needs Spark 4.0 or later: the CockroachDB parser reads messages as VARIANT, which Spark " ~ (spark_cdc._spark_version() | join('.')) ~ " does not have (the other formats run on Spark 3.5). Fix: run this format on Spark 4, or turn it off (var spark_cdc formats.cockroachdb.enabled: false).") }}
-  {%- endif -%}
   {%- set opts = spark_cdc._cockroachdb_options() %}
   cockroachdb_parsed as (
     {{ spark_cdc._cockroachdb_parsed(raw_cte) }}

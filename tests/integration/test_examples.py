@@ -86,13 +86,6 @@ def test_example_builds_to_the_source_state(
     project.spark.sql(f"drop database if exists `{SCHEMA}` cascade")
     user = DbtProject(str(folder), profiles_dir=str(folder))
     user.dbt("deps", "--quiet")
-    if fmt == "cockroachdb" and int(project.spark.version.split(".")[0]) < 4:
-        # Spark 3.5: the CockroachDB parser needs VARIANT; its staging model says so, naming the fix.
-        failed = user.dbt("build", expect_success=False)
-        messages = [str(r.message) for r in failed.result.results if str(r.status) == "error"]
-        assert len(messages) == 1 and "(format cockroachdb) needs Spark 4.0 or later" in messages[0], messages
-        assert "formats.cockroachdb.enabled: false" in messages[0]
-        return
     result = user.dbt("build")
     statuses = {r.node.unique_id: str(r.status) for r in result.result.results}
     assert statuses and set(statuses.values()) <= {"success", "pass"}, statuses

@@ -1,9 +1,9 @@
-{#- Parse step: the raw rows of `raw_cte` plus `v0`, the value parsed once into a VARIANT (null over
-    max_payload_bytes or when not JSON). -#}
+{#- Parse step: the raw rows of `raw_cte` plus `v0`, the value parsed once (a VARIANT; on Spark 3.5
+    its JSON text, macros/parse/json_values.sql), null over max_payload_bytes or when not JSON. -#}
 {% macro _cockroachdb_parsed(raw_cte) -%}
     select
       r.*,
-      case when {{ spark_cdc._payload_within_limit('r.raw_value') }} then try_parse_json(r.raw_value) end as v0
+      case when {{ spark_cdc._payload_within_limit('r.raw_value') }} then {{ spark_cdc._jv_parse('r.raw_value') }} end as v0
     from {{ raw_cte }} as r
 {%- endmacro %}
 
@@ -12,11 +12,11 @@
 {% macro _cockroachdb_sinkless(input_cte) -%}
     select
       p.*,
-      try_variant_get(p.v0, '$', 'struct<key: variant, `table`: string, value: variant>') as sl,
+      {{ spark_cdc._jv_struct('p.v0', [['key', 'variant'], ['table', 'string'], ['value', 'variant']]) }} as sl,
       coalesce(
-        array_sort(map_keys(try_variant_get(p.v0, '$', 'map<string, variant>'))) = array('key', 'table', 'value')
-        and schema_of_variant(try_variant_get(p.v0, '$.value', 'variant')) = 'STRING'
-        and schema_of_variant(try_variant_get(p.v0, '$.key', 'variant')) = 'STRING',
+        array_sort(map_keys({{ spark_cdc._jv_members('p.v0') }})) = array('key', 'table', 'value')
+        and {{ spark_cdc._jv_is_string(spark_cdc._jv_member('p.v0', 'value')) }}
+        and {{ spark_cdc._jv_is_string(spark_cdc._jv_member('p.v0', 'key')) }},
         false) as is_sinkless
     from {{ input_cte }} as p
 {%- endmacro %}
@@ -26,13 +26,13 @@
 {% macro _cockroachdb_message(input_cte) -%}
     select
       q.*,
-      case when q.is_sinkless then trim(variant_get(q.sl.value, '$', 'string')) = ''
+      case when q.is_sinkless then trim({{ spark_cdc._jv_string('q.sl.value') }}) = ''
            else {{ spark_cdc._raw_value_is_empty('q.raw_value') }} end as is_empty,
       case when q.is_sinkless
-           then case when trim(variant_get(q.sl.value, '$', 'string')) != ''
-                     then try_parse_json(variant_get(q.sl.value, '$', 'string')) end
+           then case when trim({{ spark_cdc._jv_string('q.sl.value') }}) != ''
+                     then {{ spark_cdc._jv_parse(spark_cdc._jv_string('q.sl.value')) }} end
            else q.v0 end as m,
-      case when q.is_sinkless then variant_get(q.sl.key, '$', 'string') else q.raw_key end as key_text,
+      case when q.is_sinkless then {{ spark_cdc._jv_string('q.sl.key') }} else q.raw_key end as key_text,
       case when q.is_sinkless then q.sl.`table` end as sinkless_table
     from {{ input_cte }} as q
 {%- endmacro %}
@@ -41,23 +41,22 @@
     `payload`; `top` / `top_text`, the message's members; `crdb`, the __crdb__ block (`input_cte`:
     _cockroachdb_message). -#}
 {% macro _cockroachdb_envelope(input_cte) -%}
-  {%- set s = spark_cdc._sql_string -%}
   {#- Wrapped / enriched envelope fields. Every field is a variant or a string, so the cast of any
       JSON object succeeds; the JSON type of each field is checked where it is used. -#}
-  {%- set envelope_type -%}
-struct<after: variant, before: variant, key: variant, updated: string, resolved: string, topic: string, op: string, ts_ns: string, source: variant, payload: variant, `schema`: variant, `__crdb__`: variant>
-  {%- endset -%}
-  {%- set crdb_type = 'struct<key: variant, updated: string, resolved: string, topic: string>' %}
+  {%- set envelope_fields = [['after', 'variant'], ['before', 'variant'], ['key', 'variant'], ['updated', 'string'],
+                             ['resolved', 'string'], ['topic', 'string'], ['op', 'string'], ['ts_ns', 'string'],
+                             ['source', 'variant'], ['payload', 'variant'], ['schema', 'variant'], ['__crdb__', 'variant']] -%}
+  {%- set crdb_fields = [['key', 'variant'], ['updated', 'string'], ['resolved', 'string'], ['topic', 'string']] %}
     select
       t.*,
-      try_variant_get(t.m, '$', 'map<string, variant>') as top,
-      try_variant_get(t.m, '$', 'map<string, string>') as top_text,
+      {{ spark_cdc._jv_members('t.m') }} as top,
+      {{ spark_cdc._jv_string_members('t.m') }} as top_text,
       {#- enriched_properties=schema nests the envelope under `payload` next to its `schema`. #}
       case when t.e.payload is not null and t.e.after is null and t.e.op is null and t.e.resolved is null
-           then try_variant_get(t.e.payload, '$', {{ s(envelope_type) }}) else t.e end as w,
-      try_variant_get(t.e.`__crdb__`, '$', {{ s(crdb_type) }}) as crdb
+           then {{ spark_cdc._jv_struct('t.e.payload', envelope_fields) }} else t.e end as w,
+      {{ spark_cdc._jv_struct('t.e.`__crdb__`', crdb_fields) }} as crdb
     from (
-      select x.*, try_variant_get(x.m, '$', {{ s(envelope_type) }}) as e
+      select x.*, {{ spark_cdc._jv_struct('x.m', envelope_fields) }} as e
       from {{ input_cte }} as x
     ) as t
 {%- endmacro %}
@@ -71,7 +70,7 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
   {%- set s = spark_cdc._sql_string -%}
   {%- set known_fields = ['after', 'before', 'key', 'updated', 'resolved', 'topic', 'op', 'ts_ns', 'source',
                           'payload', 'schema', '__crdb__', 'mvcc_timestamp'] -%}
-  {%- set source_type = 'struct<table_name: string, primary_keys: array<string>, ts_hlc: string>' -%}
+  {%- set source_fields = [['table_name', 'string'], ['primary_keys', 'array<string>'], ['ts_hlc', 'string']] -%}
   {%- set schema_type = 'array<struct<field: string, fields: array<struct<field: string, type: string, name: string, optional: boolean, parameters: map<string, string>>>>>' -%}
   {%- set excluded_row_fields = ['__crdb__'] + ([opts['event_op_column']] if opts['event_op_column'] else [])
                                 + ([opts['previous_row_column']] if opts['previous_row_column'] else []) -%}
@@ -84,37 +83,37 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
                {%- endif %}) as resolved_text,
       {%- if wrapped %}
       filter(map_keys(f.top), k -> k not in ({% for k in known_fields %}{{ s(k) }}{{ ', ' if not loop.last }}{% endfor %})) as unknown_fields,
-      try_variant_get(f.w.source, '$', {{ s(source_type) }}) as src,
+      {{ spark_cdc._jv_struct('f.w.source', source_fields) }} as src,
       f.w.after as after_members,
       f.w.before as before_members,
       {#- after_map and before_map come from the subquery below. An image is an object exactly
           when its string map is not null (every JSON value casts to a string), so that one read
           serves both: a second read as map<string, variant> to tell objects apart cost about
           1.3 s per image per 1,000,000 messages. #}
-      case when f.w.after is null then 'missing' when is_variant_null(f.w.after) then 'null'
+      case when f.w.after is null then 'missing' when {{ spark_cdc._cdc_member_is_null('f.w.after') }} then 'null'
            when f.after_map is not null then 'object' else 'other' end as after_kind,
-      case when f.w.before is null then 'missing' when is_variant_null(f.w.before) then 'null'
+      case when f.w.before is null then 'missing' when {{ spark_cdc._cdc_member_is_null('f.w.before') }} then 'null'
            when f.before_map is not null then 'object' else 'other' end as before_kind,
       f.w.op as op_raw,
       coalesce(f.w.updated, f.crdb.updated,
-               try_variant_get(f.w.source, '$.ts_hlc', 'string')) as hlc_text,
-      coalesce(try_variant_get(f.w.key, '$', 'array<string>'), try_variant_get(f.crdb.key, '$', 'array<string>')) as envelope_key,
+               {{ spark_cdc._jv_member_string('f.w.source', 'ts_hlc') }}) as hlc_text,
+      coalesce({{ spark_cdc._jv_string_array('f.w.key') }}, {{ spark_cdc._jv_string_array('f.crdb.key') }}) as envelope_key,
       coalesce(f.sinkless_table, f.w.topic, f.crdb.topic,
-               try_variant_get(f.w.source, '$.table_name', 'string'),
+               {{ spark_cdc._jv_member_string('f.w.source', 'table_name') }},
                {{ s(opts['source_table']) }}) as source_table,
-      try_variant_get(f.e.`schema`, '$.fields', {{ s(schema_type) }}) as schema_fields,
+      {{ spark_cdc._jv_member_as('f.e.`schema`', 'fields', schema_type) }} as schema_fields,
       f.w.ts_ns as emitted_ns
       {%- else %}
       cast(array() as array<string>) as unknown_fields,
-      cast(null as {{ source_type }}) as src,
+      cast(null as struct<{{ spark_cdc._jv_struct_fields(source_fields) }}>) as src,
       map_filter(f.top_text, (k, v) -> k not in ({% for k in excluded_row_fields %}{{ s(k) }}{{ ', ' if not loop.last }}{% endfor %})) as after_map,
       map_filter(f.top, (k, v) -> k not in ({% for k in excluded_row_fields %}{{ s(k) }}{{ ', ' if not loop.last }}{% endfor %})) as after_members,
       {%- if opts['previous_row_column'] %}
-      try_variant_get(try_element_at(f.top, {{ s(opts['previous_row_column']) }}), '$', 'map<string, string>') as before_map,
+      {{ spark_cdc._jv_string_members('try_element_at(f.top, ' ~ s(opts['previous_row_column']) ~ ')') }} as before_map,
       try_element_at(f.top, {{ s(opts['previous_row_column']) }}) as before_members,
       {%- else %}
       cast(null as map<string, string>) as before_map,
-      cast(null as variant) as before_members,
+      cast(null as {{ spark_cdc._jv_type() }}) as before_members,
       {%- endif %}
       case when f.top is not null then 'object' end as after_kind,
       'missing' as before_kind,
@@ -124,7 +123,7 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
       cast(null as string) as op_raw,
       {%- endif %}
       f.crdb.updated as hlc_text,
-      try_variant_get(f.crdb.key, '$', 'array<string>') as envelope_key,
+      {{ spark_cdc._jv_string_array('f.crdb.key') }} as envelope_key,
       coalesce(f.sinkless_table, f.crdb.topic, {{ s(opts['source_table']) }}) as source_table,
       cast(null as {{ schema_type }}) as schema_fields,
       cast(null as string) as emitted_ns
@@ -132,8 +131,8 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
     {%- if wrapped %}
     from (
       select g.*,
-             try_variant_get(g.w.after, '$', 'map<string, string>') as after_map,
-             try_variant_get(g.w.before, '$', 'map<string, string>') as before_map
+             {{ spark_cdc._jv_string_members('g.w.after') }} as after_map,
+             {{ spark_cdc._jv_string_members('g.w.before') }} as before_map
       from {{ input_cte }} as g
     ) as f
     {%- else %}
@@ -170,7 +169,7 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
       o.resolved_text rlike '^[0-9]{1,20}([.][0-9]{1,10})?$' as resolved_valid,
       coalesce(o.envelope_key,
                case when o.key_text is not null and trim(o.key_text) != ''
-                    then try_variant_get(try_parse_json(o.key_text), '$', 'array<string>') end) as key_array,
+                    then {{ spark_cdc._jv_string_array(spark_cdc._jv_parse('o.key_text')) }} end) as key_array,
       coalesce({{ spark_cdc._cockroachdb_primary_key_names('o.source_table') }}, o.src.primary_keys) as pk_names
     from {{ input_cte }} as o
 {%- endmacro %}
@@ -266,9 +265,14 @@ struct<after: variant, before: variant, key: variant, updated: string, resolved:
     case when z.reason_code is null and z.op_mapped in ('update', 'upsert') and z.before_map is not null
          then {{ spark_cdc._before_key('array_sort(z.pk_names)', 'z.before_map', 'z.canonical_key') }} end as before_key,
     {#- Images as the message carries them, through VARIANT (exact decimals; a JSONB column's JSON
-        string stays a string, unlike Spark's JSON-to-text reader). #}
-    case when z.op_mapped not in ('delete', 'key_only') then to_json(z.after_members) end as after,
-    case when z.before_map is not null then to_json(z.before_members) end as before,
+        string stays a string, unlike Spark's JSON-to-text reader). The wrapped envelopes' after is a
+        parsed value, the others' a map of members. #}
+    {%- if opts['envelope'] in ('wrapped', 'enriched') %}
+    case when z.op_mapped not in ('delete', 'key_only') then {{ spark_cdc._jv_json('z.after_members') }} end as after,
+    {%- else %}
+    case when z.op_mapped not in ('delete', 'key_only') then {{ spark_cdc._jv_map_json('z.after_members') }} end as after,
+    {%- endif %}
+    case when z.before_map is not null then {{ spark_cdc._jv_json('z.before_members') }} end as before,
     case when z.op_mapped not in ('delete', 'key_only') then array_sort(map_keys(z.after_map)) end as present_columns,
     case when z.op_mapped = 'update' and z.after_map is not null and z.before_map is not null
          then array_sort(filter(array_union(map_keys(z.after_map), map_keys(z.before_map)),
