@@ -98,7 +98,11 @@ def test_udf_return_types():
 def test_udf_type_hints_resolve_to_scalar_pandas_udfs(spec):
     # What pandas_udf does at registration, minus the JVM: unresolvable or non-Series hints fail here.
     from pyspark.sql.pandas.typehints import infer_eval_type
-    from pyspark.util import PythonEvalType
+
+    try:
+        from pyspark.util import PythonEvalType
+    except ImportError:  # Spark 3.5 keeps it in pyspark.rdd
+        from pyspark.rdd import PythonEvalType  # type: ignore[attr-defined,no-redef]
 
     hints = typing.get_type_hints(spec.func)
     assert all(hint is pd.Series for hint in hints.values())
