@@ -4,7 +4,7 @@ Each combination gets its own virtual environment under .venv-matrix/ (the packa
 editable mode with the dev extras, dbt-core and pyspark pinned to the combination's series), its own
 Spark home, and a full `pytest tests` run. The outcome and the date of each run are written into the
 README's support table (between the `matrix:start` / `matrix:end` markers), so the table always says
-when a combination last passed here. `MATRIX="dbt1.10-pyspark4"` runs one combination.
+when a combination last passed here. `MATRIX="dbt1.11-pyspark3.5"` runs one combination.
 
 pyspark 3.5 takes the package's Spark 3.5 path (chosen once per run from the Spark version) and needs
 numpy<2 and pyarrow<=24 (pyspark 3.5's pandas API fails under numpy 2, and newer pyarrow requires it);
@@ -33,12 +33,19 @@ class Combination:
     pyspark: str
     extra: tuple[str, ...] = ()
 
+    @property
+    def spark3(self) -> bool:
+        return self.pyspark.startswith("pyspark>=3.")
+
 
 #: pyspark 3.5 needs numpy<2 (its pandas API uses np.NaN), and pyarrow 25+ requires numpy 2.
 SPARK35_PINS = ("pyspark>=3.5,<3.6", "numpy<2", "pyarrow<=24")
+#: The default line (`make`'s venv: the newest Spark with Delta Lake and Apache Iceberg releases), the
+#: newest Spark 4 (parquet / orc), and Spark 3.5.
 COMBINATIONS = (
-    Combination("dbt1.11-pyspark4", "dbt-core>=1.11,<1.12", "pyspark>=4.0,<4.4"),
-    Combination("dbt1.10-pyspark4", "dbt-core>=1.10,<1.11", "pyspark>=4.0,<4.4"),
+    Combination("dbt1.11-pyspark4.1", "dbt-core>=1.11,<1.12", "pyspark>=4.1.1,<4.2"),
+    Combination("dbt1.11-pyspark4.3", "dbt-core>=1.11,<1.12", "pyspark>=4.3,<4.4"),
+    Combination("dbt1.10-pyspark4.3", "dbt-core>=1.10,<1.11", "pyspark>=4.3,<4.4"),
     Combination("dbt1.11-pyspark3.5", "dbt-core>=1.11,<1.12", SPARK35_PINS[0], SPARK35_PINS[1:]),
     Combination("dbt1.10-pyspark3.5", "dbt-core>=1.10,<1.11", SPARK35_PINS[0], SPARK35_PINS[1:]),
 )
@@ -77,6 +84,8 @@ def test_combination(combo: Combination, pytest_args: list[str]) -> tuple[str, s
         "SPARK_CDC_HOME": str(ROOT / ".spark" / "matrix" / combo.name),
         "VIRTUAL_ENV": str(venv),
     }
+    if combo.spark3:  # no VARIANT: the integration project's one variant column is a string there
+        env["SPARK_CDC_VARIANT_TYPE"] = "string"
     started = time.monotonic()
     pytest = [
         str(python),
