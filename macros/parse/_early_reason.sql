@@ -1,3 +1,14 @@
+{#- SQL: JSON message text `value` parsed with `schema` (a struct type whose last field is
+    `_corrupt: string`, which receives the text when it is not JSON), null over max_payload_bytes
+    (such a value is never read). -#}
+{% macro _bounded_from_json(value, schema) -%}
+      from_json(
+        case when {{ spark_cdc._payload_within_limit(value) }} then {{ value }} end,
+        {{ spark_cdc._sql_string(schema) }},
+        map('columnNameOfCorruptRecord', '_corrupt')
+      )
+{%- endmacro %}
+
 {#- SQL: the WHEN clauses of a CASE that every parser reading its message with from_json (and a
     `_corrupt` column, columnNameOfCorruptRecord) starts its classification with, on row `alias`
     (columns raw_value and j): an empty value (reason `empty_code`: malformed_json, or tombstone where

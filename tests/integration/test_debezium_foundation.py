@@ -5,17 +5,17 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers.landing import DbtProject, RawMessage, land_messages, read_jsonl_messages
+from tests.helpers.corpora.debezium import CORPUS, corpus
+from tests.helpers.corpora.debezium import envelope as _envelope
+from tests.helpers.landing import DbtProject, RawMessage, land_messages
 from tests.helpers.results import assert_records_accounted
 
 pytestmark = pytest.mark.integration
 
-CORPUS = Path(__file__).resolve().parents[2] / "integration_tests" / "data" / "debezium_postgres" / "flink"
 EXPECTED = sorted(
     (json.loads(line) for line in (CORPUS / "expected.jsonl").read_text().splitlines() if line.strip()),
     key=lambda r: r["id"],
@@ -35,10 +35,6 @@ BUILD = (
 )
 
 
-def corpus(name: str) -> list[str]:
-    return read_jsonl_messages(str(CORPUS / f"debezium-postgres-data-{name}.txt"))
-
-
 def products(project: DbtProject, schema: str) -> list[dict[str, Any]]:
     return project.rows(f"select id, name, description, weight from `{schema}`.products order by id")
 
@@ -53,26 +49,8 @@ def props(project: DbtProject, schema: str) -> dict[str, str]:
 
 
 def envelope(op: str, lsn: int, after: dict[str, Any] | None, before: dict[str, Any] | None = None) -> str:
-    return json.dumps(
-        {
-            "before": before,
-            "after": after,
-            "source": {
-                "version": "1.2.1.Final",
-                "connector": "postgresql",
-                "name": "fullfillment",
-                "ts_ms": 1596010999000,
-                "snapshot": "false",
-                "db": "postgres",
-                "schema": "inventory",
-                "table": "products",
-                "txId": 700,
-                "lsn": lsn,
-            },
-            "op": op,
-            "ts_ms": 1596010999100,
-        }
-    )
+    """A change of inventory.products at LSN `lsn`, all committed at the same instant."""
+    return _envelope(op, lsn, after, before, ts_ms=1596010999000)
 
 
 def test_flink_corpus_with_schema_block_gives_expected_state(project: DbtProject, schema: str) -> None:

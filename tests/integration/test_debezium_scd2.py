@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.landing import DbtProject, land_messages, read_jsonl_messages
+from tests.helpers.corpora.debezium import corpus, envelope, product, truncate
+from tests.helpers.landing import DbtProject, land_messages
 from tests.helpers.projects import side_project
 
 pytestmark = pytest.mark.integration
 
-CORPUS = Path(__file__).resolve().parents[2] / "integration_tests" / "data" / "debezium_postgres" / "flink"
 RUN = ("run", "--select", "+products_history")
 SNAP = 34078720
 
@@ -54,10 +54,6 @@ IN_ORDER: list[Version] = [
 ]
 
 
-def corpus(name: str) -> list[str]:
-    return read_jsonl_messages(str(CORPUS / f"debezium-postgres-data-{name}.txt"))
-
-
 def commit_times() -> dict[tuple[int, int], dt.datetime]:
     """Source commit time of each corpus change by (id, LSN): the snapshot's rows differ by a ms."""
     times = {}
@@ -69,54 +65,8 @@ def commit_times() -> dict[tuple[int, int], dt.datetime]:
     return times
 
 
-def envelope(op: str, lsn: int, after: dict[str, Any] | None, before: dict[str, Any] | None = None) -> str:
-    """A Debezium change of inventory.products committed at LSN `lsn` (commit time derived from it)."""
-    return json.dumps(
-        {
-            "before": before,
-            "after": after,
-            "source": {
-                "version": "1.2.1.Final",
-                "connector": "postgresql",
-                "name": "fullfillment",
-                "ts_ms": ts_ms(lsn),
-                "snapshot": "false",
-                "db": "postgres",
-                "schema": "inventory",
-                "table": "products",
-                "txId": 700,
-                "lsn": lsn,
-            },
-            "op": op,
-            "ts_ms": ts_ms(lsn) + 100,
-        }
-    )
-
-
 def ts_ms(lsn: int) -> int:
     return 1596000000000 + lsn
-
-
-def truncate(lsn: int) -> str:
-    return json.dumps(
-        {
-            "source": {
-                "version": "1.2.1.Final",
-                "connector": "postgresql",
-                "ts_ms": ts_ms(lsn),
-                "schema": "inventory",
-                "table": "products",
-                "txId": 800,
-                "lsn": lsn,
-            },
-            "op": "t",
-            "ts_ms": ts_ms(lsn) + 1,
-        }
-    )
-
-
-def product(pid: int, name: str, description: str | None, weight: float) -> dict[str, Any]:
-    return {"id": pid, "name": name, "description": description, "weight": weight}
 
 
 def versions(project: DbtProject, schema: str, model: str = "products_history") -> list[Version]:

@@ -65,3 +65,22 @@
   {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
   {{ return(run_query('select ' ~ counts | join(', ') ~ ' from ' ~ relation ~ ' where _cdc_key != ' ~ marker)) }}
 {%- endmacro %}
+
+{#- The TBLPROPERTIES clause of a target view of kind `kind` (cdc_scd1 / cdc_scd2): materialization,
+    version, consumed watermark, invocation, the batch's change count, `extra_properties`, and the
+    kind's two counts (count_properties, from `counts`: _cdc_count_rows's table). -#}
+{% macro _cdc_view_properties(kind, new_version, consumed_through, stats, counts, extra_properties) -%}
+  {%- set names = spark_cdc._cdc_kind(kind)['count_properties'] -%}
+    tblproperties (
+      'spark_cdc.materialization' = '{{ kind }}',
+      'spark_cdc.version' = '{{ new_version }}',
+      'spark_cdc.consumed_through' = '{{ consumed_through or "" }}',
+      'spark_cdc.last_invocation_id' = '{{ invocation_id }}',
+      'spark_cdc.last_batch_changes' = '{{ stats["changes"] }}',
+      {%- for k, v in extra_properties.items() %}
+      '{{ k }}' = '{{ v }}',
+      {%- endfor %}
+      '{{ names[0] }}' = '{{ counts[0][0] }}',
+      '{{ names[1] }}' = '{{ counts[0][1] }}'
+    )
+{%- endmacro %}

@@ -15,18 +15,7 @@
   {%- set q = spark_cdc.quote_identifier -%}
   {%- set meta = cfg['meta_column_names'] -%}
     create or replace view {{ target_relation }}
-    tblproperties (
-      'spark_cdc.materialization' = 'cdc_scd1',
-      'spark_cdc.version' = '{{ new_version }}',
-      'spark_cdc.consumed_through' = '{{ consumed_through or "" }}',
-      'spark_cdc.last_invocation_id' = '{{ invocation_id }}',
-      'spark_cdc.last_batch_changes' = '{{ stats["changes"] }}',
-      {%- for k, v in extra_properties.items() %}
-      '{{ k }}' = '{{ v }}',
-      {%- endfor %}
-      'spark_cdc.current_rows' = '{{ counts[0][0] }}',
-      'spark_cdc.tombstones' = '{{ counts[0][1] }}'
-    )
+    {{ spark_cdc._cdc_view_properties('cdc_scd1', new_version, consumed_through, stats, counts, extra_properties) }}
     as
     select
       {%- for c in cfg['columns'] %}
@@ -40,7 +29,7 @@
       _cdc_deleted as {{ q(meta['deleted']) }}
       {%- endif %}
     from {{ new_relation }}
-    where _cdc_key != '{{ spark_cdc._truncate_marker_key() }}'
+    where _cdc_key != {{ spark_cdc._sql_string(spark_cdc._truncate_marker_key()) }}
     {%- if cfg['delete_handling'] == 'remove' %}
       and not _cdc_deleted
     {%- endif %}

@@ -17,18 +17,7 @@
   {%- set meta = cfg['meta_column_names'] -%}
   {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
     create or replace view {{ target_relation }}
-    tblproperties (
-      'spark_cdc.materialization' = 'cdc_scd2',
-      'spark_cdc.version' = '{{ new_version }}',
-      'spark_cdc.consumed_through' = '{{ consumed_through or "" }}',
-      'spark_cdc.last_invocation_id' = '{{ invocation_id }}',
-      'spark_cdc.last_batch_changes' = '{{ stats["changes"] }}',
-      {%- for k, v in extra_properties.items() %}
-      '{{ k }}' = '{{ v }}',
-      {%- endfor %}
-      'spark_cdc.versions' = '{{ counts[0][0] }}',
-      'spark_cdc.current_rows' = '{{ counts[0][1] }}'
-    )
+    {{ spark_cdc._cdc_view_properties('cdc_scd2', new_version, consumed_through, stats, counts, extra_properties) }}
     as
     select
       {%- for c in cfg['columns'] %}

@@ -17,11 +17,7 @@ struct<`schema`: {{ schema_type }}, payload: struct<{{ envelope_fields }}>, {{ e
   {%- endset %}
     select
       r.*,
-      from_json(
-        case when {{ spark_cdc._payload_within_limit('r.raw_value') }} then r.raw_value end,
-        {{ spark_cdc._sql_string(message_schema) }},
-        map('columnNameOfCorruptRecord', '_corrupt')
-      ) as j
+      {{ spark_cdc._bounded_from_json('r.raw_value', message_schema) }} as j
     from {{ raw_cte }} as r
 {%- endmacro %}
 

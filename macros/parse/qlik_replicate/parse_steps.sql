@@ -20,11 +20,7 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
   {%- endset -%}
     select
       r.*,
-      from_json(
-        case when {{ spark_cdc._payload_within_limit('r.raw_value') }} then r.raw_value end,
-        {{ spark_cdc._sql_string(message_schema) }},
-        map('columnNameOfCorruptRecord', '_corrupt')
-      ) as j
+      {{ spark_cdc._bounded_from_json('r.raw_value', message_schema) }} as j
     from {{ raw_cte }} as r
 {%- endmacro %}
 

@@ -12,11 +12,7 @@
 struct<key: array<{{ member }}>, `update`: {{ image }}, `reset`: {{ image }}, erase: {{ image }}, newImage: {{ image }}, oldImage: {{ image }}, ts: array<string>, resolved: array<string>, payload: struct<op: string, before: {{ image }}, after: {{ image }}, source: struct<connector: string, version: string, ts_ms: string, step: string, txId: string, snapshot: string>>, _corrupt: string>
   {%- endset %}
   {%- set parsed -%}
-      from_json(
-        case when {{ spark_cdc._payload_within_limit('r.raw_value') }} then r.raw_value end,
-        {{ spark_cdc._sql_string(message_schema) }},
-        map('columnNameOfCorruptRecord', '_corrupt')
-      )
+      {{ spark_cdc._bounded_from_json('r.raw_value', message_schema) }}
   {%- endset %}
   {%- if spark3 %}
     {{ spark_cdc._ydb_exact_members(parsed, raw_cte) }}

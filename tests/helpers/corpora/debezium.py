@@ -19,7 +19,17 @@ def corpus(name: str) -> list[str]:
     return read_jsonl_messages(str(CORPUS / f"debezium-postgres-data-{name}.txt"))
 
 
-def envelope(op: str, lsn: int, after: dict[str, Any] | None, before: dict[str, Any] | None = None) -> str:
+def envelope(
+    op: str,
+    lsn: int,
+    after: dict[str, Any] | None,
+    before: dict[str, Any] | None = None,
+    *,
+    ts_ms: int | None = None,
+) -> str:
+    """A Debezium change of inventory.products at LSN `lsn`, committed at `ts_ms` (default: derived
+    from the LSN) and emitted 100 ms later."""
+    committed = 1596000000000 + lsn if ts_ms is None else ts_ms
     return json.dumps(
         {
             "before": before,
@@ -28,7 +38,7 @@ def envelope(op: str, lsn: int, after: dict[str, Any] | None, before: dict[str, 
                 "version": "1.2.1.Final",
                 "connector": "postgresql",
                 "name": "fullfillment",
-                "ts_ms": 1596000000000 + lsn,
+                "ts_ms": committed,
                 "snapshot": "false",
                 "db": "postgres",
                 "schema": "inventory",
@@ -37,7 +47,7 @@ def envelope(op: str, lsn: int, after: dict[str, Any] | None, before: dict[str, 
                 "lsn": lsn,
             },
             "op": op,
-            "ts_ms": 1596000000100 + lsn,
+            "ts_ms": committed + 100,
         }
     )
 
