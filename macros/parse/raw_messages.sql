@@ -11,12 +11,14 @@
     `raw_delivery` says what a row is: `new`, a `duplicate` (a position's content again) or
     `position_reused` (another content at a position already staged, or several contents at a
     position first seen in this run); with `deliveries=false` (the ledger reads every raw row) it
-    is not computed and is null. -#}
-{% macro raw_messages(format, deliveries=true) -%}
-  {{ return(adapter.dispatch('raw_messages', 'spark_cdc')(format, deliveries)) }}
+    is not computed and is null. With `checked=false` raw_value is raw_text: the ledger, a view,
+    shows only an excerpt, and without the check its SQL text stays within what an embedded Derby
+    metastore stores for a view (32,700 characters) with every format enabled. -#}
+{% macro raw_messages(format, deliveries=true, checked=true) -%}
+  {{ return(adapter.dispatch('raw_messages', 'spark_cdc')(format, deliveries, checked)) }}
 {%- endmacro %}
 
-{% macro default__raw_messages(format, deliveries=true) -%}
+{% macro default__raw_messages(format, deliveries=true, checked=true) -%}
   {%- set cfg = spark_cdc.format_config(format) -%}
   {%- set position = spark_cdc._raw_position(format, cfg) -%}
   {%- set rechecks = [] -%}
@@ -27,7 +29,7 @@
   {%- set incoming -%}
   landed as (
     {%- for rel in spark_cdc.raw_relations(format) %}
-    {{ spark_cdc._raw_landed_sql(rel, cfg, position, format, 'skip') }}
+    {{ spark_cdc._raw_landed_sql(rel, cfg, position, format, 'skip', checked) }}
     {%- if not loop.last %}
     union all
     {%- endif %}
@@ -96,15 +98,16 @@
 {%- endmacro %}
 
 {#- One raw relation's rows in raw_messages' columns (the relation's name as lineage, the content's
-    digest), with `where`: 'skip' for an incremental run's skip filter, else a predicate or none. -#}
-{% macro _raw_landed_sql(rel, cfg, position, format, where=none) -%}
+    digest), with `where`: 'skip' for an incremental run's skip filter, else a predicate or none;
+    `checked`: raw_value is the checked value (else the value as landed). -#}
+{% macro _raw_landed_sql(rel, cfg, position, format, where=none, checked=true) -%}
   {%- set q = spark_cdc.quote_identifier -%}
   {#- The raw relation's columns, looked up once (each lookup may be a DESCRIBE). -#}
   {%- set column_types = spark_cdc._raw_column_types(rel) if execute else {} -%}
   {%- set key_text = ("cast(r." ~ q(cfg['key_column']) ~ " as string)") if cfg.get('key_column') else 'cast(null as string)' -%}
   {%- set value_text = "cast(r." ~ q(cfg['value_column']) ~ " as string)" -%}
     select
-      {{ spark_cdc._checked_raw_value(value_text) }} as raw_value,
+      {{ spark_cdc._checked_raw_value(value_text) if checked else value_text }} as raw_value,
       {{ value_text }} as raw_text,
       {{ key_text }} as raw_key,
       {{ spark_cdc._raw_order_expr(rel, position['order'], format, column_types) }} as raw_order,

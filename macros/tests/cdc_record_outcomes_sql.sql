@@ -35,7 +35,7 @@ from (
            else {{ spark_cdc._cdc_position_group('r.raw_relation') }} end as m_partition,
       r.raw_order as m_order,
       r.raw_digest as m_digest
-    from ({{ spark_cdc.raw_messages(format, deliveries=false) }}) as r
+    from ({{ spark_cdc.raw_messages(format, deliveries=false, checked=false) }}) as r
   ) as x
 ) as l
 left join (
