@@ -34,6 +34,7 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
   {%- endif -%}
 
   {% do spark_cdc._cdc_check_storage(target_relation, state, cfg, kind) %}
+  {% do spark_cdc._cdc_analyzer_headroom() %}
 
   {{ run_hooks(pre_hooks) }}
 
@@ -77,4 +78,17 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
 
   {{ run_hooks(post_hooks) }}
   {{ return({'relations': [target_relation]}) }}
+{%- endmacro %}
+
+{#- Spark 3.5's analyzer resolves nested expressions one level per iteration and stops at
+    spark.sql.analyzer.maxIterations (100): the checks of a batch with values to reject nest deeper
+    than that (a typed or partitioned target failed with "Max iterations (100) reached for batch
+    Resolution"). On Spark 3 the session's limit is raised to 1000 (a limit, not a cost: resolution
+    stops as soon as the plan is resolved); Spark 4 resolves these within 100 and is left alone. -#}
+{% macro _cdc_analyzer_headroom() -%}
+  {%- if spark_cdc._spark3() -%}
+    {%- call statement('cdc_analyzer_headroom') -%}
+      set spark.sql.analyzer.maxIterations = 1000
+    {%- endcall -%}
+  {%- endif -%}
 {%- endmacro %}
