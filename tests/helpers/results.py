@@ -32,3 +32,11 @@ def assert_records_accounted(project: DbtProject, schema: str, result: Any, form
 
 def count(project: DbtProject, schema: str, model: str) -> int:
     return int(project.rows(f"select count(*) as n from `{schema}`.{model}")[0]["n"])
+
+
+def star_except(project: DbtProject, relation: str, *excluded: str) -> str:
+    """The select list of `select * except (...)` (Spark 4 syntax only): every column of `relation`
+    but `excluded`, quoted, in table order."""
+    columns = [r["col_name"] for r in project.rows(f"describe {relation}")]
+    names = columns[: columns.index("")] if "" in columns else columns  # partition info follows a blank
+    return ", ".join(f"`{c}`" for c in names if not c.startswith("#") and c not in excluded)
