@@ -54,6 +54,10 @@ CASES: dict[str, Case] = {
     "key_not_declared": Case(KEY, ("unique_key column 'id'", "declare 'id'"), columns=(("name", "string"),)),
     "unknown_file_format": Case(KEY + "file_format='avro'", ("file_format='avro'", "'delta'")),
     "partition_not_declared": Case(KEY + "partition_by='colour'", ("partition_by column 'colour'",)),
+    "tblproperties_not_a_mapping": Case(KEY + "tblproperties='x'", ("tblproperties=x", "not a mapping")),
+    "tblproperties_reserved": Case(
+        KEY + "tblproperties={'spark_cdc.version': '9'}", ("property spark_cdc.version", "spark_cdc.* names")
+    ),
     "unknown_cdc_format": Case(KEY + "cdc_format='kafka'", ("cdc_format='kafka'", "formats.kafka.enabled")),
     "no_cdc_format": Case(KEY, ("sets no cdc_format", "debezium", "aurora_dsql", "config(cdc_format=")),
     "truncate_handling": Case(KEY + "truncate_handling='drop'", ("truncate_handling='drop'", "'ignore'")),
@@ -145,6 +149,8 @@ CASES: dict[str, Case] = {
     ),
 }
 GOOD = "good_products"
+# Set on the physical table (a version table on parquet).
+GOOD_PROPERTIES = "tblproperties={'team.owner': 'analytics', 'team.reviewed': True}, "
 # No unique_key: the source table's configured primary_key is the target's key. Columns declared
 # without a data_type: typed by the envelope (Debezium's schema block).
 GOOD_TABLE_KEY = "good_products_table_key"
@@ -208,7 +214,7 @@ def errors(project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Ite
             (path / "models" / f"{name}.sql").write_text(model_sql(case))
             columns = default_columns if case.columns is None else case.columns
             yml.append(f"  - name: {name}\n" + yml_columns(columns))
-        (path / "models" / f"{GOOD}.sql").write_text(model_sql(Case(KEY, ())))
+        (path / "models" / f"{GOOD}.sql").write_text(model_sql(Case(KEY + GOOD_PROPERTIES, ())))
         yml.append(f"  - name: {GOOD}\n" + yml_columns(default_columns))
         (path / "models" / f"{GOOD_TABLE_KEY}.sql").write_text(model_sql(Case("", ())))
         yml.append(
@@ -252,6 +258,8 @@ def test_every_mistake_fails_alone_and_the_correct_model_builds(project: DbtProj
     assert project.rows(f"select * from `{SCHEMA}`.{CLASHING}") == [{"mine": 1}]
     rows = project.rows(f"select id, name from `{SCHEMA}`.{GOOD} order by id")
     assert len(rows) == 10 and rows[0] == {"id": 101, "name": "scooter"}
+    version = {r["key"]: r["value"] for r in project.rows(f"show tblproperties `{SCHEMA}`.{GOOD}__cdc_v1")}
+    assert (version.get("team.owner"), version.get("team.reviewed")) == ("analytics", "true"), version
     typed = project.rows(f"describe `{SCHEMA}`.{GOOD_TABLE_KEY}")
     assert {r["col_name"]: r["data_type"] for r in typed if not r["col_name"].startswith("_cdc_")} == {
         "id": "int",

@@ -7,7 +7,8 @@ Spark session loads that format, tests/helpers/lakehouse.py); skipped elsewhere.
 names, late changes splitting SCD2 versions, TOAST, a primary-key change, redelivery, deletes, a
 truncate and changes after it), in six batches. After each, the MERGE targets must equal the rewrite
 (views, hidden rows, TBLPROPERTIES) and the state table must be a table of the format with one new
-commit (a MERGE) per run. Then a re-run after a crash between the MERGE (committed) and the view swap
+commit (a MERGE) per run; products_merge's table properties (Delta's change data feed, Iceberg's
+merge-on-read) take effect. Then a re-run after a crash between the MERGE (committed) and the view swap
 changes no row, and a full refresh (CREATE OR REPLACE) rebuilds the same views.
 """
 
@@ -72,6 +73,23 @@ def test_merge_targets_equal_the_rewrite_after_every_batch(project: DbtProject, 
             assert int(metrics["numTargetRowsDeleted"]) == 0, metrics
     assert [r["id"] for r in project.rows(f"select id from `{schema}`.products_merge")] == [200]
     assert len(project.rows(f"select * from `{schema}`.products_history_merge")) > 20
+
+    # products_merge's tblproperties: Delta's change data feed gives the target's own changes, one
+    # commit per run; Iceberg's merge-on-read MERGE writes delete files instead of rewriting data.
+    if FORMAT == "delta":
+        changes = project.rows(
+            "select id, _cdc_deleted, _change_type, _commit_version"
+            f" from table_changes('{schema}.products_merge__cdc_state', 0)"
+        )
+        assert {"insert", "update_preimage", "update_postimage"} <= {r["_change_type"] for r in changes}
+        assert len({r["_commit_version"] for r in changes}) == len(batches())
+        # The primary-key change 101 -> 401 deletes 101: its row becomes a tombstone.
+        assert any(
+            r["id"] == 101 and r["_change_type"] == "update_postimage" and r["_cdc_deleted"] for r in changes
+        ), [r for r in changes if r["id"] == 101]
+    else:
+        summaries = [c["summary"] for c in commits(project, states["products_merge"])[1:]]
+        assert any(int(s.get("added-delete-files", 0)) > 0 for s in summaries), summaries
 
     # A crash between the MERGE (committed) and the view swap: the state holds the last batch, the
     # view still records the previous watermark. The re-run applies the batch again: no row changes.

@@ -50,7 +50,7 @@ Fix: run once with --full-refresh after changing file_format or partition_by (sw
     {% do adapter.drop_relation(state_relation) %}
   {%- endif -%}
   {%- call statement('main') -%}
-    {{ spark_cdc.cdc_state_table_sql(state_relation, cfg['file_format'], cfg['partition_by'], select_sql) }}
+    {{ spark_cdc.cdc_state_table_sql(state_relation, cfg['file_format'], cfg['partition_by'], select_sql, cfg['tblproperties']) }}
   {%- endcall -%}
 {%- endmacro %}
 
@@ -109,4 +109,27 @@ where (s._cdc_key = {{ spark_cdc._sql_string(spark_cdc._truncate_marker_key()) }
     {{ return([{'name': '_cdc_col_ords', 'data_type': 'map<string, ' ~ spark_cdc._cdc_order_type() ~ '>'}]) }}
   {%- endif -%}
   {{ return([]) }}
+{%- endmacro %}
+
+{#- The TBLPROPERTIES clause setting `props` ({name: value}: a target's `tblproperties` config), or
+    nothing. -#}
+{% macro _cdc_tblproperties_clause(props) -%}
+  {%- if props -%}
+    tblproperties ({% for k, v in props.items() %}{{ spark_cdc._sql_string(k) }} = {{ spark_cdc._sql_string(v) }}{{ ', ' if not loop.last }}{% endfor %})
+  {%- endif -%}
+{%- endmacro %}
+
+{#- A persistent physical table (MERGE state, partitioned table) created before its `tblproperties`
+    config was set or changed gets the configured values; nothing runs when they are already set, or
+    when the model sets none (properties removed from the config stay on the table). -#}
+{% macro _cdc_apply_tblproperties(relation, cfg) -%}
+  {%- if not cfg['tblproperties'] -%}{{ return(none) }}{%- endif -%}
+  {%- set current = spark_cdc._cdc_tblproperties(relation) -%}
+  {%- set differ = [] -%}
+  {%- for k, v in cfg['tblproperties'].items() if current.get(k) != v -%}{%- do differ.append(k) -%}{%- endfor -%}
+  {%- if differ -%}
+    {%- call statement('cdc_tblproperties') -%}
+      alter table {{ relation }} set {{ spark_cdc._cdc_tblproperties_clause(cfg['tblproperties']) }}
+    {%- endcall -%}
+  {%- endif -%}
 {%- endmacro %}

@@ -58,6 +58,7 @@
     create table {{ parts }}
     using {{ cfg['file_format'] }}
     partitioned by ({{ spark_cdc._cdc_parts_cols(cfg, none) }})
+    {{ spark_cdc._cdc_tblproperties_clause(cfg['tblproperties']) }}
     as
     {{ state_sql }}
   {%- endcall -%}
@@ -223,6 +224,7 @@ url_decode(replace(regexp_replace({{ alias }}._metadata.file_path, '/[^/]*$', ''
 {% macro _cdc_parts_touched(target_relation, batch_sql, cfg) -%}
   {%- set parts = spark_cdc._cdc_parts_relation(target_relation) -%}
   {% do spark_cdc._cdc_add_missing_columns(parts, cfg) %}
+  {% do spark_cdc._cdc_apply_tblproperties(parts, cfg) %}
   {%- set holding = spark_cdc._cdc_parts_text_rows(
         spark_cdc._cdc_parts_text_cols(cfg, 'x'),
         '(' ~ spark_cdc._cdc_touched_state_sql(batch_sql, parts) ~ ') as x',

@@ -34,6 +34,7 @@
     {% do spark_cdc._cdc_create_state_table(state_relation, cfg, k['state_sql'](batch_sql, none, *args)) %}
   {%- else -%}
     {% do spark_cdc._cdc_add_missing_columns(state_relation, cfg) %}
+    {% do spark_cdc._cdc_apply_tblproperties(state_relation, cfg) %}
     {%- set touched = spark_cdc._cdc_touched_state_view(target_relation, state_relation, batch_sql) -%}
     {%- set source_sql = k['merge_source_sql'](batch_sql, touched, *args) -%}
     {%- call statement('main') -%}

@@ -21,6 +21,7 @@
     {%- if cfg['partition_by'] %}
     partitioned by ({% for p in cfg['partition_by'] %}{{ q(p) }}{{ ', ' if not loop.last }}{% endfor %})
     {%- endif %}
+    {{ spark_cdc._cdc_tblproperties_clause(cfg['tblproperties']) }}
     as
     {{ spark_cdc._cdc_state_or_empty(k['state_sql'](batch_sql, old_relation, *spark_cdc._cdc_apply_args(cfg)), empty) }}
   {%- endcall -%}

@@ -76,6 +76,8 @@ Fix: use file_format='parquet' or 'orc' (rewritten into versioned tables), or 'd
     {{ exceptions.raise_compiler_error("spark_cdc: partition_by column '" ~ p ~ "' of model '" ~ model_name ~ "' is not a declared column. Fix: declare it in yml or remove it from partition_by.") }}
   {%- endfor -%}
 
+  {%- set tblproperties = spark_cdc._cdc_validate_tblproperties(model_name, materialization, config.get('tblproperties')) -%}
+
   {#- Which format's changes the target applies (and so how values are decoded). Needed only when
       more than one format is enabled; a single enabled format is the default. -#}
   {%- set enabled = spark_cdc.enabled_formats() -%}
@@ -148,6 +150,7 @@ Fix: rename '{{ node.name }}' or give it another alias (config(alias=...)) or sc
       'source_table': config.get('source_table'),
       'file_format': file_format,
       'partition_by': partition_by,
+      'tblproperties': tblproperties,
   }) }}
 {%- endmacro %}
 
@@ -203,4 +206,34 @@ Fix: give a Spark type such as bigint, decimal(28,6) or array<string>. In a YAML
     {% endset %}
     {{ exceptions.raise_compiler_error(msg | trim) }}
   {%- endif -%}
+{%- endmacro %}
+
+{#- dbt-spark's `tblproperties` config: a mapping of table property names to values, set on the
+    target's physical tables (the MERGE state table, the partitioned table, each version table), e.g.
+    delta.enableChangeDataFeed or Iceberg's write.merge.mode. `spark_cdc.*` names are the package's
+    own (the target view's). Returns {name: value text}. -#}
+{% macro _cdc_validate_tblproperties(model_name, materialization, value) -%}
+  {%- if value is none -%}{{ return({}) }}{%- endif -%}
+  {%- set bad = [] -%}
+  {%- if value is not mapping -%}
+    {%- do bad.append(value) -%}
+  {%- else -%}
+    {%- for k, v in value.items()
+          if k is not string or (k | lower).startswith('spark_cdc.') or v is none or v is mapping
+             or (v is iterable and v is not string) -%}
+      {%- do bad.append(k) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- if bad -%}
+    {% set msg %}
+spark_cdc: model '{{ model_name }}' ({{ materialization }}) sets tblproperties={{ value }}: {{ 'not a mapping' if value is not mapping else 'property ' ~ bad | join(', ') ~ ' is not a name with one value, or is a spark_cdc.* property (the package keeps those on the target view)' }}.
+Fix: give a mapping of property names to values, e.g. tblproperties={'delta.enableChangeDataFeed': 'true'}, without spark_cdc.* names.
+    {% endset %}
+    {{ exceptions.raise_compiler_error(msg | trim) }}
+  {%- endif -%}
+  {%- set props = {} -%}
+  {%- for k, v in value.items() -%}
+    {%- do props.update({k: (v | string | lower) if v is sameas true or v is sameas false else (v | string)}) -%}
+  {%- endfor -%}
+  {{ return(props) }}
 {%- endmacro %}
