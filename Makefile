@@ -24,7 +24,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 PYTEST_WORKERS ?= 2
 XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: demo report test test-fast test-long test-matrix test-spark35 test-spark35-examples lint lint-sql unit integration bench \
+.PHONY: demo report test test-fast test-long test-matrix test-spark35 test-spark35-examples test-spark35-lakehouse lint lint-sql unit integration bench \
 	clean lakehouse-jars test-lakehouse test-delta test-iceberg
 
 # The lakehouse lanes: the MERGE storage, every example and the randomized reference suite (short)
@@ -109,7 +109,7 @@ test-matrix: $(STAMP)
 # The Spark 3.5 lane (README, Supported runtimes): its own venv with pyspark 3.5 (numpy<2 and
 # pyarrow<=24, which pyspark 3.5 needs). test-spark35: the unit tests, each format's example project and
 # each format's conformance module (about 9 minutes); `make test` runs the example projects on it (CI's
-# short run on Spark 3.5). Spark 3.5 has no VARIANT: the integration project's one variant column is a
+# short run on Spark 3.5: its examples spread over both processes test by test). Spark 3.5 has no VARIANT: the integration project's one variant column is a
 # string there (SPARK_CDC_VARIANT_TYPE).
 SPARK35_VENV := .venv-matrix/spark35
 SPARK35_STAMP := $(SPARK35_VENV)/.installed
@@ -128,8 +128,18 @@ $(SPARK35_STAMP): pyproject.toml Makefile
 test-spark35: $(SPARK35_STAMP)
 	$(SPARK35_ENV) $(SPARK35_VENV)/bin/pytest tests/unit $(SPARK35_MODULES) -q $(XDIST) --durations=5
 
+# The lakehouse lanes on Spark 3.5 (Delta Lake 3.3 and Apache Iceberg 1.11 for Scala 2.12: the pom's
+# spark-3.5 profile), one after the other.
+test-spark35-lakehouse: $(SPARK35_STAMP)
+	$(SPARK35_VENV)/bin/python -m tests.helpers.lakehouse
+	for f in delta iceberg; do \
+	  $(SPARK35_ENV) SPARK_CDC_TABLE_FORMAT=$$f SPARK_CDC_REFERENCE_SCENARIOS=$(LAKEHOUSE_SCENARIOS) \
+	    SPARK_CDC_REFERENCE_FEEDS='$(LAKEHOUSE_FEEDS)' $(SPARK35_VENV)/bin/pytest $(LAKEHOUSE_TESTS) -q --durations=5 \
+	    || exit 1; \
+	done
+
 test-spark35-examples: $(SPARK35_STAMP)
-	$(SPARK35_ENV) $(SPARK35_VENV)/bin/pytest tests/integration/test_examples.py -q $(XDIST)
+	$(SPARK35_ENV) $(SPARK35_VENV)/bin/pytest tests/integration/test_examples.py -q -n $(PYTEST_WORKERS) --dist load
 
 # Every case at the issue's sizes (18-24 minutes on 2 cores, 37 on a slow day); BENCH_ARGS='--scale
 # 0.01' for a smoke run, '--cases parse:debezium,apply' for some cases. Its own metastore: never the
