@@ -28,11 +28,6 @@
   {%- endif -%}
 {%- endmacro %}
 
-{#- SQL: a value as text: a string unquoted, JSON null as null, anything else its JSON text. -#}
-{% macro _jv_string(v) -%}
-  {%- if spark_cdc._spark3() -%}{{ spark_cdc._cdc_member_string(v) }}{%- else -%}variant_get({{ v }}, '$', 'string'){%- endif -%}
-{%- endmacro %}
-
 {#- SQL: member `name` of a JSON object as a parsed value; null when absent or not an object. -#}
 {% macro _jv_member(v, name) -%}
   {%- if spark_cdc._spark3() -%}
@@ -99,11 +94,6 @@
   {%- else -%}
   try_variant_get({{ v }}, {{ spark_cdc._sql_string('$.' ~ name) }}, {{ spark_cdc._sql_string(sql_type) }})
   {%- endif -%}
-{%- endmacro %}
-
-{#- SQL: a parsed value's JSON text (to_json of the VARIANT). -#}
-{% macro _jv_json(v) -%}
-  {%- if spark_cdc._spark3() -%}{{ v }}{%- else -%}to_json({{ v }}){%- endif -%}
 {%- endmacro %}
 
 {#- SQL: a map<string, parsed value> as JSON object text, keys in the order Spark 4 writes them. -#}

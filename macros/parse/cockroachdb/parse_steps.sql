@@ -26,13 +26,13 @@
 {% macro _cockroachdb_message(input_cte) -%}
     select
       q.*,
-      case when q.is_sinkless then trim({{ spark_cdc._jv_string('q.sl.value') }}) = ''
+      case when q.is_sinkless then trim({{ spark_cdc._cdc_member_string('q.sl.value') }}) = ''
            else {{ spark_cdc._raw_value_is_empty('q.raw_value') }} end as is_empty,
       case when q.is_sinkless
-           then case when trim({{ spark_cdc._jv_string('q.sl.value') }}) != ''
-                     then {{ spark_cdc._jv_parse(spark_cdc._jv_string('q.sl.value')) }} end
+           then case when trim({{ spark_cdc._cdc_member_string('q.sl.value') }}) != ''
+                     then {{ spark_cdc._jv_parse(spark_cdc._cdc_member_string('q.sl.value')) }} end
            else q.v0 end as m,
-      case when q.is_sinkless then {{ spark_cdc._jv_string('q.sl.key') }} else q.raw_key end as key_text,
+      case when q.is_sinkless then {{ spark_cdc._cdc_member_string('q.sl.key') }} else q.raw_key end as key_text,
       case when q.is_sinkless then q.sl.`table` end as sinkless_table
     from {{ input_cte }} as q
 {%- endmacro %}
@@ -268,11 +268,11 @@
         string stays a string, unlike Spark's JSON-to-text reader). The wrapped envelopes' after is a
         parsed value, the others' a map of members. #}
     {%- if opts['envelope'] in ('wrapped', 'enriched') %}
-    case when z.op_mapped not in ('delete', 'key_only') then {{ spark_cdc._jv_json('z.after_members') }} end as after,
+    case when z.op_mapped not in ('delete', 'key_only') then {{ spark_cdc._cdc_member_json('z.after_members') }} end as after,
     {%- else %}
     case when z.op_mapped not in ('delete', 'key_only') then {{ spark_cdc._jv_map_json('z.after_members') }} end as after,
     {%- endif %}
-    case when z.before_map is not null then {{ spark_cdc._jv_json('z.before_members') }} end as before,
+    case when z.before_map is not null then {{ spark_cdc._cdc_member_json('z.before_members') }} end as before,
     case when z.op_mapped not in ('delete', 'key_only') then array_sort(map_keys(z.after_map)) end as present_columns,
     case when z.op_mapped = 'update' and z.after_map is not null and z.before_map is not null
          then array_sort(filter(array_union(map_keys(z.after_map), map_keys(z.before_map)),
