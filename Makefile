@@ -28,11 +28,12 @@ XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 	clean lakehouse-jars test-lakehouse test-delta test-iceberg
 
 # The lakehouse lanes: the MERGE storage, every example and the randomized reference suite (short)
-# with file_format delta, and again with iceberg, each format in a pytest process (Spark session) of
+# with file_format delta, and again with iceberg (the Delta lane also compares spark_cdc with a dbt
+# snapshot and an incremental merge model: test_side_by_side.py), each format in a pytest process (Spark session) of
 # its own (tests/helpers/lakehouse.py). Jars: integration_tests/lakehouse/pom.xml, resolved once into
 # .spark/jars/ (Maven cache .spark/m2).
 LAKEHOUSE_TESTS := tests/integration/test_lakehouse_merge.py tests/integration/test_examples.py \
-	tests/integration/test_apply_reference_formats.py
+	tests/integration/test_apply_reference_formats.py tests/integration/test_side_by_side.py
 # The reference suite there: Debezium's feed (the one with truncates), few scenarios; make test-long:
 # every feed, 60 scenarios.
 LAKEHOUSE_SCENARIOS ?= 8

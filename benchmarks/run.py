@@ -50,6 +50,8 @@ PARSE_EVENTS = 1_000_000
 APPLY_EVENTS, APPLY_KEYS = 1_000_000, 200_000
 LARGE_EVENTS, SMALL_BATCH = 10_000_000, 1_000
 WARMUP = 0.1
+#: The side-by-side case: scenarios of its history (about 3.5 changes each) and deliveries.
+SIDE_SCENARIOS, SIDE_BATCHES, SIDE_SEED = 5_000, 4, 20261129
 
 
 # ---------------------------------------------------------------------------------------------
@@ -400,6 +402,48 @@ def case_demo(scale: float) -> list[dict[str, Any]]:
     ]
 
 
+def case_side_by_side(scale: float) -> list[dict[str, Any]]:
+    """Case 6: spark_cdc beside a dbt snapshot and a dbt-spark incremental merge on Delta Lake, one
+    history delivered in SIDE_BATCHES batches (tests/helpers/side_by_side.py): per approach, the keys
+    its tables get wrong after each batch and its build time."""
+    import tempfile
+
+    from tests.helpers import side_by_side as sbs
+    from tests.helpers.lakehouse import session_env
+    from tests.helpers.landing import DbtProject, fresh_landing
+
+    os.environ.update(
+        SPARK_CDC_TABLE_FORMAT="delta",
+        SPARK_CDC_HOME=str(ROOT / ".spark" / "bench_side_by_side"),
+        SPARK_CDC_SCHEMA="side_by_side",
+        SPARK_CDC_IT_REFERENCE="1",
+        SPARK_CDC_IT_FILE_FORMAT="delta",
+        SPARK_CDC_IT_FORMATS="debezium",
+    )
+    os.environ.update(session_env())
+    project = DbtProject(str(ROOT / "integration_tests"))
+    project.dbt("deps", "--quiet")
+    fresh_landing(project.spark, "side_by_side")
+    scenarios = max(10, round(SIDE_SCENARIOS * scale))
+    log = sbs.make_log(SIDE_SEED, scenarios=scenarios, batches=SIDE_BATCHES)
+    with tempfile.TemporaryDirectory() as folder:
+        sbs.typical_project(Path(folder), "`side_by_side_raw`.debezium", "delta")
+        typical = DbtProject(folder, profiles_dir=project.profiles_dir)
+        results = sbs.run(project, typical, "side_by_side", log)
+    messages = sum(len(log.renderer.render(e)) for batch in log.deliveries for e in batch)
+    return [
+        {
+            "case": f"side_by_side:{name}",
+            "messages": messages,
+            "keys": [r.keys for r in results],
+            "scd1_wrong": [r.scd1_wrong[name] for r in results],
+            "scd2_wrong": [r.scd2_wrong.get(name) for r in results],
+            "seconds": [r.seconds[name] for r in results],
+        }
+        for name in sbs.APPROACHES
+    ]
+
+
 # ---------------------------------------------------------------------------------------------
 # Driver
 
@@ -407,6 +451,8 @@ def case_demo(scale: float) -> list[dict[str, Any]]:
 def run_case(name: str, scale: float) -> list[dict[str, Any]]:
     if name == "demo":
         return case_demo(scale)
+    if name == "side_by_side":
+        return case_side_by_side(scale)
     bench = Bench()
     if name.startswith("parse:"):
         rows = case_parse(bench, name.split(":", 1)[1], scale)
@@ -415,7 +461,7 @@ def run_case(name: str, scale: float) -> list[dict[str, Any]]:
     elif name == "large":
         rows = case_large(bench, scale)
     else:
-        raise SystemExit(f"unknown case {name!r}; known: parse:<format>, apply, large, demo")
+        raise SystemExit(f"unknown case {name!r}; known: parse:<format>, apply, large, demo, side_by_side")
     for row in rows:
         row["jvm_start_seconds"] = round(bench.jvm_start_s, 2)
     return rows
@@ -459,7 +505,8 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--cases", default=",".join([*(f"parse:{f}" for f in FORMATS), "apply", "large", "demo"])
+        "--cases",
+        default=",".join([*(f"parse:{f}" for f in FORMATS), "apply", "large", "demo", "side_by_side"]),
     )
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every event count (default 1)")
     parser.add_argument("--out", default=str(RESULTS / "latest.json"))
@@ -519,6 +566,7 @@ def main(argv: list[str] | None = None) -> int:
 
 README = ROOT / "README.md"
 README_MARKERS = ("<!-- bench:start -->", "<!-- bench:end -->")
+SIDE_MARKERS = ("<!-- side_by_side:start -->", "<!-- side_by_side:end -->")
 
 
 def readme_table(report: dict[str, Any]) -> str:
@@ -537,13 +585,59 @@ def readme_table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def update_readme(report: dict[str, Any], readme: Path = README) -> None:
-    """Rewrite the README's benchmark block (between README_MARKERS) from ``report``."""
-    text = readme.read_text()
-    start, end = README_MARKERS
+SIDE_NAMES = {
+    "spark_cdc": "spark_cdc (`cdc_scd1` + `cdc_scd2`)",
+    "incremental_merge": "dbt-spark incremental, `merge`",
+    "snapshot_timestamp": "dbt snapshot, `timestamp`",
+    "snapshot_check": "dbt snapshot, `check`",
+}
+
+
+def side_by_side_table(report: dict[str, Any]) -> str | None:
+    """The side-by-side case as a table: per approach, keys wrong after each batch and build times;
+    None when the report has no such case."""
+    rows = [c for c in report["cases"] if c["case"].startswith("side_by_side:") and "error" not in c]
+    if not rows:
+        return None
+
+    def per_batch(values: list[Any]) -> str:
+        return " / ".join("-" if v is None else f"{v:,}" for v in values)
+
+    keys = rows[0]["keys"]
+    lines = [
+        "| approach | SCD1 keys wrong, after each batch | SCD2 keys wrong | seconds per batch |",
+        "|---|---:|---:|---:|",
+    ]
+    for c in rows:
+        name = SIDE_NAMES.get(c["case"].split(":", 1)[1], c["case"])
+        seconds = " / ".join(f"{s:.1f}" for s in c["seconds"])
+        lines.append(f"| {name} | {per_batch(c['scd1_wrong'])} | {per_batch(c['scd2_wrong'])} | {seconds} |")
+    lines.append("")
+    lines.append(
+        f"One Debezium history ({rows[0]['messages']:,} messages, {per_batch(keys)} keys seen after each of"
+        f" {len(keys)} batches; out of order, redelivered, deletes, re-inserts, several changes per key"
+        f" between runs) on Delta Lake, compared after each batch with the source table's true state and"
+        f" history (SCD2 on content: each key's versions and deletes). Snapshots only have history, the"
+        f" incremental model only current state (-). {report['machine']['cores']} cores, scale"
+        f" {report['scale']}, pyspark {report['machine']['pyspark']}; method: benchmarks/README.md."
+    )
+    return "\n".join(lines)
+
+
+def _replace_block(text: str, markers: tuple[str, str], body: str) -> str:
+    start, end = markers
     head, rest = text.split(start, 1)
     _, tail = rest.split(end, 1)
-    readme.write_text(f"{head}{start}\n{readme_table(report)}\n{end}{tail}")
+    return f"{head}{start}\n{body}\n{end}{tail}"
+
+
+def update_readme(report: dict[str, Any], readme: Path = README) -> None:
+    """Rewrite the README's benchmark blocks (README_MARKERS, SIDE_MARKERS) from ``report``."""
+    text = _replace_block(readme.read_text(), README_MARKERS, readme_table(report))
+    side = side_by_side_table(report)
+    if side is not None:
+        text = _replace_block(text, SIDE_MARKERS, side)
+    readme.write_text(text)
 
 
 def _same_case(row_case: str, name: str) -> bool:
@@ -575,6 +669,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         return order.index(run) if run in order else len(order)
 
     for c in sorted(report["cases"], key=position):
+        if c["case"].startswith("side_by_side:") and "error" not in c:
+            continue  # its own table, below
         if "error" in c:
             lines.append(f"| {c['case']} | | failed: {c['error']} | | | | | |")
             continue
@@ -598,6 +694,9 @@ def render_markdown(report: dict[str, Any]) -> str:
             else f"| {c['case']} | {rows} | {ours_text} | {ref_text} | {c.get('ratio', '')} | "
             f"{c.get('target', '')} | {met} | {peak} MB |"
         )
+    side = side_by_side_table(report)
+    if side is not None:
+        lines += ["", "Side by side (case side_by_side):", "", side]
     return "\n".join(lines) + "\n"
 
 
