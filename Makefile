@@ -24,7 +24,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 PYTEST_WORKERS ?= 2
 XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: demo report test test-fast test-long test-matrix test-spark35 test-spark35-examples test-spark35-lakehouse lint lint-sql unit integration bench \
+.PHONY: demo report test test-fast test-long test-matrix test-spark35 test-spark35-examples test-spark35-lakehouse test-spark43-examples lint lint-sql unit integration bench \
 	clean lakehouse-jars test-lakehouse test-delta test-iceberg
 
 # The lakehouse lanes: the MERGE storage, every example and the randomized reference suite (short)
@@ -72,7 +72,7 @@ integration: $(STAMP)
 # yet: with them it would be well past CI's 30 minutes (CONTRIBUTING.md).
 test: $(STAMP) lint
 	$(BIN)/pytest tests -q $(XDIST) --durations=15
-	$(MAKE) --no-print-directory test-spark35-examples
+	$(MAKE) --no-print-directory test-spark35-examples test-spark43-examples
 
 # Delta Lake and Apache Iceberg runtime jars for the installed pyspark's Spark line (once; then cached).
 lakehouse-jars: $(STAMP)
@@ -141,6 +141,21 @@ test-spark35-lakehouse: $(SPARK35_STAMP)
 
 test-spark35-examples: $(SPARK35_STAMP)
 	$(SPARK35_ENV) $(SPARK35_VENV)/bin/pytest tests/integration/test_examples.py -q -n $(PYTEST_WORKERS) --dist load
+
+# The newest Spark line (4.3: parquet / orc, no Delta or Iceberg release for it) in its own venv;
+# `make test` runs each format's example project there (CI's short run on that line).
+SPARK43_VENV := .venv-matrix/spark43
+SPARK43_STAMP := $(SPARK43_VENV)/.installed
+
+$(SPARK43_STAMP): pyproject.toml Makefile
+	test -x $(SPARK43_VENV)/bin/python || $(PYTHON) -m venv $(SPARK43_VENV)
+	$(SPARK43_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(SPARK43_VENV)/bin/python -m pip install --quiet -e '.[dev]' 'pyspark>=4.3,<4.4'
+	touch $(SPARK43_STAMP)
+
+test-spark43-examples: $(SPARK43_STAMP)
+	SPARK_CDC_HOME=$(CURDIR)/.spark/spark43 PYSPARK_PYTHON=$(CURDIR)/$(SPARK43_VENV)/bin/python \
+	  $(SPARK43_VENV)/bin/pytest tests/integration/test_examples.py -q -n $(PYTEST_WORKERS) --dist load
 
 # Every case at the issue's sizes (18-24 minutes on 2 cores, 37 on a slow day); BENCH_ARGS='--scale
 # 0.01' for a smoke run, '--cases parse:debezium,apply' for some cases. Its own metastore: never the
