@@ -24,7 +24,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 PYTEST_WORKERS ?= 2
 XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: demo report test test-fast test-long test-matrix test-spark35 test-spark35-examples test-spark35-lakehouse test-spark43-examples lint lint-sql unit integration bench \
+.PHONY: demo demo-spark35 report test test-fast test-long test-matrix test-spark35 test-spark35-examples test-spark35-lakehouse test-spark43-examples lint lint-sql unit integration bench \
 	clean lakehouse-jars test-lakehouse test-delta test-iceberg
 
 # The lakehouse lanes: the MERGE storage, every example and the randomized reference suite (short)
@@ -138,6 +138,10 @@ test-spark35-lakehouse: $(SPARK35_STAMP)
 	    SPARK_CDC_REFERENCE_FEEDS='$(LAKEHOUSE_FEEDS)' $(SPARK35_VENV)/bin/pytest $(LAKEHOUSE_TESTS) -q --durations=5 \
 	    || exit 1; \
 	done
+
+# `make demo` on Spark 3.5 (its venv: pip install of the package next to pyspark 3.5).
+demo-spark35: $(SPARK35_STAMP)
+	cd integration_tests && $(SPARK35_ENV) ../$(SPARK35_VENV)/bin/python scripts/demo.py
 
 test-spark35-examples: $(SPARK35_STAMP)
 	$(SPARK35_ENV) $(SPARK35_VENV)/bin/pytest tests/integration/test_examples.py -q -n $(PYTEST_WORKERS) --dist load
