@@ -547,8 +547,10 @@ def main(argv: list[str] | None = None) -> int:
             else [{"case": name, "error": f"exit {done.returncode}"}]
         )
         case_file.unlink(missing_ok=True)
+        measured = {k: report["machine"][k] for k in ("date", "pyspark")}
         for row in rows:
             row["case_run"], row["case_process_seconds"] = name, round(time.monotonic() - t0)
+            row["measured"] = measured  # --merge keeps rows of earlier runs: each says when and on what
         report["cases"] = [c for c in report["cases"] if not _same_case(c["case"], name)] + rows
         # Each case process once (the apply case reports four rows).
         per_run = {c.get("case_run", c["case"]): c.get("case_process_seconds", 0) for c in report["cases"]}
@@ -580,7 +582,8 @@ def readme_table(report: dict[str, Any]) -> str:
     lines.append(
         f"Ratios are times against the reference in the same run (parse: rows per second, higher is better;"
         f" apply: time, lower is better); {report['machine']['cores']} cores, scale {report['scale']},"
-        f" pyspark {report['machine']['pyspark']}. Every measure: `benchmarks/results/latest.json`."
+        f" pyspark {_pyspark_of(report, [c for c in report['cases'] if 'ratio' in c])}."
+        " Every measure: `benchmarks/results/latest.json`."
     )
     return "\n".join(lines)
 
@@ -591,6 +594,26 @@ SIDE_NAMES = {
     "snapshot_timestamp": "dbt snapshot, `timestamp`",
     "snapshot_check": "dbt snapshot, `check`",
 }
+
+
+def _earlier_rows(report: dict[str, Any]) -> str:
+    """A sentence naming the rows an earlier run measured (kept by --merge), or nothing."""
+    now = {k: report["machine"][k] for k in ("date", "pyspark")}
+    earlier: dict[tuple[str, str], list[str]] = {}
+    for c in report["cases"]:
+        m = c.get("measured", now)
+        if m != now:
+            earlier.setdefault((m["date"], m["pyspark"]), []).append(c["case"])
+    return "".join(
+        f" Measured {date} on pyspark {version}: {', '.join(cases)}."
+        for (date, version), cases in sorted(earlier.items())
+    )
+
+
+def _pyspark_of(report: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    """The pyspark version(s) ``rows`` were measured on (rows of earlier runs kept by --merge)."""
+    versions = {c.get("measured", {}).get("pyspark", report["machine"]["pyspark"]) for c in rows}
+    return " and ".join(sorted(versions))
 
 
 def side_by_side_table(report: dict[str, Any]) -> str | None:
@@ -620,7 +643,7 @@ def side_by_side_table(report: dict[str, Any]) -> str | None:
         f" history (SCD2 on content: each key's versions and deletes). Snapshots only have history, the"
         f" incremental model only current state (-); spark_cdc's time is one `dbt run` that stages the"
         f" batch and builds both its targets. {report['machine']['cores']} cores, scale"
-        f" {report['scale']}, pyspark {report['machine']['pyspark']}; method: benchmarks/README.md."
+        f" {report['scale']}, pyspark {_pyspark_of(report, rows)}; method: benchmarks/README.md."
     )
     return "\n".join(lines)
 
@@ -658,7 +681,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"{m['spark_master']}; "
         f"Python {m['python']}, {m['java']}, pyspark {m['pyspark']}, dbt-core {m['dbt-core']}, "
         f"dbt-spark {m['dbt-spark']}, dbt-spark-cdc {m['dbt-spark-cdc']}; scale {report['scale']}; "
-        f"the cases took {report['total_seconds']} s in all.",
+        f"the cases took {report['total_seconds']} s in all.{_earlier_rows(report)}",
         "",
         "| case | rows | spark_cdc | reference | ratio | target | met | peak RSS |",
         "|---|---:|---:|---:|---:|---:|:---:|---:|",
