@@ -14,6 +14,9 @@ process (a step that fails ends the process). A step has args (the dbt command) 
 - kill_at, delay: the kill point, counted from the start of this step's command (0 or absent: never);
 - kill_when: a path; the kill fires as soon as it exists (a write's ``_temporary`` directory: killed
   mid-write, whatever the statement's number and timing);
+- kill_on_new_file: a Delta Lake or Iceberg table's directory; the kill fires as soon as a data file
+  appears there that was not there when the step began (a MERGE has begun writing; its commit, in
+  ``_delta_log`` or ``metadata``, has not happened);
 - dump: {name: sql}: queries run after a successful command, results written to ``dump_path``;
 - stats_path: where the number of statements and the outcome are written.
 Several steps in one process spare a JVM start: a completing run and the next batch's killed run
@@ -49,7 +52,9 @@ class KillPoint:
         self.timer: threading.Timer | None = None
         self.watch: str | None = None
 
-    def arm(self, kill_at: int, delay: float, kill_when: str | None = None) -> None:
+    def arm(
+        self, kill_at: int, delay: float, kill_when: str | None = None, kill_on_new_file: str | None = None
+    ) -> None:
         """Count from zero, and fire at statement ``kill_at`` (0: never), or as soon as the path
         ``kill_when`` exists. A delayed kill of an earlier step that has not fired yet is called off:
         it belongs to that step."""
@@ -59,6 +64,10 @@ class KillPoint:
         self.watch = kill_when
         if kill_when:
             threading.Thread(target=self._watch, args=(kill_when,), daemon=True).start()
+        if kill_on_new_file:
+            self.watch = kill_on_new_file
+            before = _data_files(kill_on_new_file)
+            threading.Thread(target=self._watch_new, args=(kill_on_new_file, before), daemon=True).start()
 
     def disarm(self) -> None:
         self.active, self.watch = False, None
@@ -68,6 +77,12 @@ class KillPoint:
             if os.path.exists(path):
                 _kill_group()
             time.sleep(0.002)
+
+    def _watch_new(self, table_dir: str, before: set[str]) -> None:
+        while self.watch == table_dir:
+            if _data_files(table_dir) - before:
+                _kill_group()
+            time.sleep(0.005)
 
     def step(self) -> None:
         if not self.active:
@@ -80,6 +95,16 @@ class KillPoint:
         self.timer = threading.Timer(self.delay, _kill_group)
         self.timer.daemon = True
         self.timer.start()
+
+
+def _data_files(table_dir: str) -> set[str]:
+    """Files under a lakehouse table's directory, outside its log (Delta's ``_delta_log``, Iceberg's
+    ``metadata``)."""
+    found: set[str] = set()
+    for folder, dirs, files in os.walk(table_dir):
+        dirs[:] = [d for d in dirs if d not in ("_delta_log", "metadata")]
+        found.update(os.path.join(folder, f) for f in files)
+    return found
 
 
 def install(point: KillPoint) -> None:
@@ -118,7 +143,12 @@ def run_step(runner: Any, common: list[str], point: KillPoint, step: dict[str, A
         spark = SparkSession.builder.getOrCreate()
         for table, messages in step["land"]["tables"].items():
             land_messages(spark, step["land"]["schema"], table, messages)
-    point.arm(int(step.get("kill_at") or 0), float(step.get("delay") or 0), step.get("kill_when"))
+    point.arm(
+        int(step.get("kill_at") or 0),
+        float(step.get("delay") or 0),
+        step.get("kill_when"),
+        step.get("kill_on_new_file"),
+    )
     result = runner.invoke([*step["args"], *common])
     point.disarm()
     outcome = {"statements": point.count, "success": bool(result.success)}

@@ -17,6 +17,10 @@ for both, as a scheduler that re-runs a job and then runs the next would). For t
 runs start at the same moment on the same metastore: one must finish correctly, the other fail
 cleanly before touching anything, naming the holder.
 
+In a lakehouse lane (SPARK_CDC_TABLE_FORMAT=delta|iceberg) the targets are Delta or Iceberg tables
+updated by MERGE, and the last batch's first kill fires mid-MERGE: as soon as the MERGE has written a
+data file of `products`' state table, before its commit.
+
 Kill points: SPARK_CDC_KILLS (default 1; `make test-long` sets 36) over SPARK_CDC_KILL_BATCHES
 batches (default 2; `make test-long` sets 3), seed SPARK_CDC_KILL_SEED, spread evenly with the
 remainder on the last batches: the short form's one kill hits the second batch, whose build finds
@@ -48,6 +52,7 @@ from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
 
 from tests.helpers.corpora.aurora_dsql import TS_NS, big_order, record
 from tests.helpers.corpora.debezium import batches as debezium_batches
+from tests.helpers.lakehouse import table_format
 from tests.helpers.landing import FORMATS, DbtProject, land_messages
 from tests.helpers.snapshots import rows, stable
 
@@ -64,6 +69,11 @@ DELAYS = (0.0, 0.0, 0.3, 1.0, 2.0)  # 0: before the statement starts; else secon
 # (its directory exists, its metastore entry does not yet). The re-run must clear that directory,
 # or Spark refuses to create the table again (dbt_spark_cdc.abandoned_writes).
 MID_WRITE = "products_parts__cdc_touched"
+# In a lakehouse lane (SPARK_CDC_TABLE_FORMAT=delta|iceberg) every target is one table updated by a
+# MERGE; the last batch's first kill fires mid-MERGE instead: as soon as the MERGE has written a data
+# file into this table and before it commits.
+LAKEHOUSE = table_format()
+MID_MERGE = "products__cdc_state"
 
 PRODUCTS = "unique_key='id', source_table='inventory.products', cdc_format='debezium'"
 ORDER_ITEMS = (
@@ -112,7 +122,8 @@ def crash_project(path: Path, schema: str) -> Path:
     yml = ["version: 2", "models:"]
     for name, config in TARGETS.items():
         (path / "models" / f"{name}.sql").write_text(
-            f"{{{{ config({config}, file_format='parquet') }}}}\nselect * from {{{{ ref('cdc_changes') }}}}\n"
+            f"{{{{ config({config}, file_format='{LAKEHOUSE or 'parquet'}') }}}}\n"
+            "select * from {{ ref('cdc_changes') }}\n"
         )
         yml.append(f"  - name: {name}\n    columns:")
         columns = COLUMNS["products" if name.startswith("products") else "order_items"]
@@ -236,14 +247,16 @@ class Harness:
         kill_when: Path | None = None,
     ) -> dict[str, Any]:
         """One build: landing first (if any), killed at statement `kill_at` (0: never) or as soon as
-        the path `kill_when` exists, dumped when it completes."""
+        the path `kill_when` exists (in a lakehouse lane: a new data file in that table directory),
+        dumped when it completes."""
         self.steps += 1
         tag = f"step{self.steps}"
         return {
             "args": list(BUILD),
             "kill_at": kill_at,
             "delay": delay,
-            "kill_when": str(kill_when) if kill_when else None,
+            "kill_when": str(kill_when) if kill_when and not LAKEHOUSE else None,
+            "kill_on_new_file": str(kill_when) if kill_when and LAKEHOUSE else None,
             "land": {"schema": f"{self.schema}_raw", "tables": land} if land else None,
             "dump": dump_queries(self.schema),
             "dump_path": str(self.home / f"{tag}.dump.json"),
@@ -312,7 +325,7 @@ def test_killed_runs_rerun_to_the_tables_of_an_uninterrupted_run(
     home = tmp_path / "home"
     home.mkdir()
     harness = Harness(tmp_path / "project", home, schema)
-    mid_write = harness.tables / MID_WRITE / "_temporary"
+    mid_write = harness.tables / MID_MERGE if LAKEHOUSE else harness.tables / MID_WRITE / "_temporary"
     # When every kill point is on the last batch (the short form), the first process needs no
     # statement count: the earlier batches uninterrupted, then the last batch killed mid-write. It
     # starts now and runs alongside the reference, in its own process, metastore and warehouse.
@@ -365,7 +378,7 @@ def test_killed_runs_rerun_to_the_tables_of_an_uninterrupted_run(
                 # The write was cut: its directory is there (a CTAS registers the table only after
                 # its write; that a later run deleted the directory is checked at the end).
                 assert rc == -signal.SIGKILL, harness.log(proc)
-                assert watch.parent.is_dir(), watch.parent
+                assert LAKEHOUSE or watch.parent.is_dir(), watch.parent
             if rc == -signal.SIGKILL:
                 fired.append((b, kill_at, of, delay))
                 continue
@@ -387,9 +400,11 @@ def test_killed_runs_rerun_to_the_tables_of_an_uninterrupted_run(
     assert "embedded Hive metastore" in text and "is in use by process" in text, text
     assert "SPARK_CDC_LOCK_TIMEOUT" in text, text
     assert dump == expected[-1], f"batch {n_batches - 1}: the run after {plan[-1]} kills differs"
-    # A later run deleted the directory the mid-write kill left, and said so.
+    # A later run deleted the directory the mid-write kill left, and said so (parquet: a Delta or
+    # Iceberg MERGE cut before its commit leaves only files no commit names).
     logs = "".join(Path(home / f"run{n}.log").read_text() for n in range(1, harness.runs + 1))
-    assert f"deleted file:{harness.tables / MID_WRITE}, the directory of an interrupted write" in logs
+    if not LAKEHOUSE:
+        assert f"deleted file:{harness.tables / MID_WRITE}, the directory of an interrupted write" in logs
 
     print(f"\ncrash safety: {len(fired)} kills fired over {n_batches} batches: {fired}")
     record_property(

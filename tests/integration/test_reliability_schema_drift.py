@@ -7,7 +7,9 @@ one, or rename one: a drop plus an add, as Debezium shows it), then sends full-i
 updates and deletes of random keys with the columns of that moment. No full refresh. After every
 batch the SCD1 target must hold exactly the replayed state: every column ever seen, each row with
 its latest image's values and null where that image lacked the column; and the SCD2 target's
-current versions must be the same rows.
+current versions must be the same rows. In a lakehouse lane (SPARK_CDC_TABLE_FORMAT=delta|iceberg)
+the targets are Delta or Iceberg tables: the new columns reach the MERGE's state table through that
+format's own schema evolution (ALTER TABLE ADD COLUMNS).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.corpora.debezium import plain_envelope
+from tests.helpers.lakehouse import table_format
 from tests.helpers.landing import DbtProject, land_messages
 from tests.helpers.projects import side_project
 
@@ -36,7 +39,7 @@ META = "_cdc_"
 def model(schema: str, materialized: str) -> str:
     return (
         f"{{{{ config(materialized='{materialized}', unique_key='id', source_table='inventory.products', "
-        f"cdc_format='debezium', columns='*') }}}}\n"
+        f"cdc_format='debezium', columns='*', file_format='{table_format() or 'parquet'}') }}}}\n"
         f"select * from `{schema}`.cdc_changes\n"
     )
 
