@@ -28,14 +28,16 @@ XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 	clean lakehouse-jars test-lakehouse test-delta test-iceberg
 
 # The lakehouse lanes: the MERGE storage, every example, the randomized reference suite (short), the
-# crash test (SIGKILL mid-MERGE, two runs at once) and schema drift with file_format delta, and again
+# crash test (SIGKILL mid-MERGE, two runs at once), schema drift and the apply options (delete_handling
+# flag, truncate_handling, sequence_by, metadata names) with file_format delta, and again
 # with iceberg (the Delta lane also compares spark_cdc with a dbt snapshot and an incremental merge
 # model: test_side_by_side.py), each format in a pytest process (Spark session) of
 # its own (tests/helpers/lakehouse.py). Jars: integration_tests/lakehouse/pom.xml, resolved once into
 # .spark/jars/ (Maven cache .spark/m2).
 LAKEHOUSE_TESTS := tests/integration/test_lakehouse_merge.py tests/integration/test_examples.py \
 	tests/integration/test_apply_reference_formats.py tests/integration/test_side_by_side.py \
-	tests/integration/test_reliability_crash.py tests/integration/test_reliability_schema_drift.py
+	tests/integration/test_reliability_crash.py tests/integration/test_reliability_schema_drift.py \
+	tests/integration/test_debezium_apply_options.py
 # The reference suite there: Debezium's feed (the one with truncates), few scenarios; make test-long:
 # every feed, 60 scenarios.
 LAKEHOUSE_SCENARIOS ?= 8

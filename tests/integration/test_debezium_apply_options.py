@@ -1,6 +1,7 @@
 """The AUTO CDC options of the CDC targets, end to end on the Debezium flink corpus: sequence_by
 (order by the model's own columns, ties of different changes refused), truncate_handling and the
-metadata column names of cdc_scd1. One staging build feeds a throwaway project of option models."""
+metadata column names of cdc_scd1. One staging build feeds a throwaway project of option models, whose
+targets are Delta or Iceberg tables in a lakehouse lane (SPARK_CDC_TABLE_FORMAT=delta|iceberg)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.corpora.debezium import plain_envelope
+from tests.helpers.lakehouse import table_format
 from tests.helpers.landing import DbtProject, land_messages, read_jsonl_messages
 from tests.helpers.projects import side_project
 
@@ -46,7 +48,7 @@ def truncate_message() -> str:
 def model(schema: str, settings: str, select: str = "*") -> str:
     return (
         f"{{{{ config(materialized='cdc_scd1', unique_key='id', source_table='inventory.products', "
-        f"cdc_format='debezium', {settings}) }}}}\n"
+        f"cdc_format='debezium', file_format='{table_format() or 'parquet'}', {settings}) }}}}\n"
         f"select {select} from `{schema}`.cdc_changes\n"
     )
 
