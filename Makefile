@@ -24,7 +24,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 PYTEST_WORKERS ?= 2
 XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: demo demo-spark35 report test test-fast test-long test-matrix test-spark35 test-spark35-examples test-spark35-lakehouse test-spark43-examples lint lint-sql unit integration bench \
+.PHONY: demo demo-spark35 report test test-fast test-long test-matrix test-spark35 test-spark35-examples test-spark35-lakehouse test-spark43-examples test-spark40-lakehouse lint lint-sql unit integration bench \
 	clean lakehouse-jars test-lakehouse test-delta test-iceberg
 
 # The lakehouse lanes: the MERGE storage, every example, the randomized reference suite (short), the
@@ -140,6 +140,26 @@ test-spark35-lakehouse: $(SPARK35_STAMP)
 	for f in delta iceberg; do \
 	  $(SPARK35_ENV) SPARK_CDC_TABLE_FORMAT=$$f SPARK_CDC_REFERENCE_SCENARIOS=$(LAKEHOUSE_SCENARIOS) \
 	    SPARK_CDC_REFERENCE_FEEDS='$(LAKEHOUSE_FEEDS)' $(SPARK35_VENV)/bin/pytest $(LAKEHOUSE_TESTS) -q --durations=5 \
+	    || exit 1; \
+	done
+
+# Spark 4.0 (Databricks 17.3 LTS, EMR 8): the lakehouse lanes on Delta Lake 4.4 and Iceberg 1.11 for
+# Spark 4.0 (the pom's spark-4.0 profile), one after the other, in its own venv.
+SPARK40_VENV := .venv-matrix/spark40
+SPARK40_STAMP := $(SPARK40_VENV)/.installed
+
+$(SPARK40_STAMP): pyproject.toml Makefile
+	test -x $(SPARK40_VENV)/bin/python || $(PYTHON) -m venv $(SPARK40_VENV)
+	$(SPARK40_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(SPARK40_VENV)/bin/python -m pip install --quiet -e '.[dev]' 'pyspark>=4.0.1,<4.1'
+	touch $(SPARK40_STAMP)
+
+test-spark40-lakehouse: $(SPARK40_STAMP)
+	$(SPARK40_VENV)/bin/python -m tests.helpers.lakehouse
+	for f in delta iceberg; do \
+	  SPARK_CDC_HOME=$(CURDIR)/.spark/spark40 PYSPARK_PYTHON=$(CURDIR)/$(SPARK40_VENV)/bin/python \
+	    SPARK_CDC_TABLE_FORMAT=$$f SPARK_CDC_REFERENCE_SCENARIOS=$(LAKEHOUSE_SCENARIOS) \
+	    SPARK_CDC_REFERENCE_FEEDS='$(LAKEHOUSE_FEEDS)' $(SPARK40_VENV)/bin/pytest $(LAKEHOUSE_TESTS) -q --durations=5 \
 	    || exit 1; \
 	done
 
