@@ -12,7 +12,8 @@ Spark 4 writes for the VARIANT value (``to_json``):
 * strings with JSON's escapes as Spark's writer emits them; object keys sorted (by UTF-16 code units,
   as Java compares strings), no whitespace;
 * duplicate keys and lone surrogates make the value invalid (null), as do NaN and Infinity, except
-  where ``from_json`` accepts them (see :func:`image_members`). Text after the first JSON value is
+  where ``from_json`` accepts them (see :func:`image_members`), and nesting deeper than 1,000 objects
+  and arrays (Jackson's limit, which Spark 4's parser applies). Text after the first JSON value is
   ignored, as Spark 4 does.
 
 Known differences, both outside what CDC formats emit: Java 17 prints a few doubles with more digits
@@ -23,6 +24,9 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Context, Decimal
 from typing import Any
 
@@ -32,6 +36,25 @@ _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r
 _TO_ESCAPE = re.compile(r'["\\\x00-\x1f]')
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 _EXACT = Context(prec=80)
+#: The deepest nesting of objects and arrays Spark 4 parses (Jackson's StreamReadConstraints default:
+#: 1,000 accepted, 1,001 refused, as `try_parse_json` on Spark 4.1 shows). Python's default recursion
+#: limit (1,000 frames, two per level when writing) would refuse values from about 500 levels on.
+_MAX_DEPTH = 1000
+_RECURSION_LIMIT = 3 * _MAX_DEPTH + 500
+
+
+@contextmanager
+def _room_for_max_depth() -> Iterator[None]:
+    """Python recursion deep enough to parse and write values nested _MAX_DEPTH deep (a deeper value
+    still ends in RecursionError or _InvalidJsonError: null)."""
+    old = sys.getrecursionlimit()
+    if old < _RECURSION_LIMIT:
+        sys.setrecursionlimit(_RECURSION_LIMIT)
+    try:
+        yield
+    finally:
+        if old < _RECURSION_LIMIT:
+            sys.setrecursionlimit(old)
 
 
 class _InvalidJsonError(ValueError):
@@ -93,15 +116,23 @@ def _number(text: str) -> str:
     return _java_double(value)
 
 
-def _write(value: Any, *, non_finite: bool) -> str:
+def _write(value: Any, *, non_finite: bool, depth: int = 0) -> str:
+    """``value`` as VARIANT writes it; ``depth``: the objects and arrays it is nested in."""
+    if isinstance(value, list) and depth >= _MAX_DEPTH:
+        raise _InvalidJsonError("nested too deep")
     if isinstance(value, _Object):
         members = dict(value)
         if len(members) != len(value):
             raise _InvalidJsonError("duplicate key")
         keys = sorted(members, key=lambda k: k.encode("utf-16-be", "surrogatepass"))
-        return "{" + ",".join(f"{_escape(k)}:{_write(members[k], non_finite=non_finite)}" for k in keys) + "}"
+        inner = depth + 1
+        return (
+            "{"
+            + ",".join(f"{_escape(k)}:{_write(members[k], non_finite=non_finite, depth=inner)}" for k in keys)
+            + "}"
+        )
     if isinstance(value, list):
-        return "[" + ",".join(_write(v, non_finite=non_finite) for v in value) + "]"
+        return "[" + ",".join(_write(v, non_finite=non_finite, depth=depth + 1) for v in value) + "]"
     if isinstance(value, _NonFinite):
         if not non_finite:
             raise _InvalidJsonError("NaN or Infinity")
@@ -131,7 +162,8 @@ def canonical_json(text: str | None) -> str | None:
     if text is None:
         return None
     try:
-        return _write(_first_value(text), non_finite=False)
+        with _room_for_max_depth():
+            return _write(_first_value(text), non_finite=False)
     except (ValueError, RecursionError):
         return None
 
@@ -146,13 +178,14 @@ def image_members(text: str | None) -> dict[str, str] | None:
     if text is None:
         return None
     try:
-        value = _first_value(text)
-        if not isinstance(value, _Object):
-            return None
-        members: dict[str, str] = {}
-        for key, member in value:
-            _escape(key)
-            members[key] = _write(member, non_finite=True)
+        with _room_for_max_depth():
+            value = _first_value(text)
+            if not isinstance(value, _Object):
+                return None
+            members: dict[str, str] = {}
+            for key, member in value:
+                _escape(key)
+                members[key] = _write(member, non_finite=True, depth=1)
         # The entry order Spark 4 gives: by name when a name repeats, else JSON nulls last.
         if len(members) != len(value):
             order = sorted(members, key=lambda k: k.encode("utf-16-be"))
@@ -169,9 +202,10 @@ def array_elements(text: str | None) -> list[str] | None:
     if text is None:
         return None
     try:
-        value = _first_value(text)
-        if not isinstance(value, list) or isinstance(value, _Object):
-            return None
-        return [_write(v, non_finite=False) for v in value]
+        with _room_for_max_depth():
+            value = _first_value(text)
+            if not isinstance(value, list) or isinstance(value, _Object):
+                return None
+            return [_write(v, non_finite=False, depth=1) for v in value]
     except (ValueError, RecursionError):
         return None

@@ -20,6 +20,8 @@ hostile copies name another table) equal that build's. That build must stage cha
 format, quarantine none of the good records, and leave every target non-empty.
 
 Size: SPARK_CDC_FUZZ_CASES random cases per format (default 40; `make test-long` sets 400).
+SPARK_CDC_FUZZ_DUMP: a file to write each case's format, offset, mutation and outcome to (to compare
+two runs, e.g. on two Spark lines).
 """
 
 from __future__ import annotations
@@ -294,6 +296,7 @@ def test_hostile_messages_are_quarantined_and_good_ones_still_apply(
 
     outcomes: Counter[tuple[str, str]] = Counter()
     masks: Counter[str] = Counter()  # the Qlik mask cases' outcomes
+    dumped: list[list[Any]] = []
     for fmt in FORMATS:
         quarantined = {
             int(r["o"]): r["reason_code"]
@@ -315,6 +318,7 @@ def test_hostile_messages_are_quarantined_and_good_ones_still_apply(
                 f"skipped:{skipped[offset]}" if offset in skipped else "staged"
             )
             outcomes[(fmt, outcome)] += 1
+            dumped.append([fmt, offset, case.mutation, outcome])
             if not case.value and fmt in TOMBSTONE_FORMATS:
                 # An empty value is a Kafka tombstone where the format has them: counted, skipped.
                 assert skipped.get(offset) == "tombstone", (fmt, case.mutation)
@@ -335,6 +339,8 @@ def test_hostile_messages_are_quarantined_and_good_ones_still_apply(
                 masks[outcome] += 1
     total = sum(len(c) for c in cases.values())
     print(f"\nfuzz: {total} hostile messages, outcomes: {sorted(outcomes.items())}; Qlik masks: {masks}")
+    if os.environ.get("SPARK_CDC_FUZZ_DUMP"):  # each case's mutation and outcome, to compare two runs
+        Path(os.environ["SPARK_CDC_FUZZ_DUMP"]).write_text(json.dumps(dumped, indent=1, default=str))
     # Masks of other lengths than the column count, read against the table, stage as changes.
     assert masks["staged"], masks
     per_format = ", ".join(f"{fmt} {len(c)}" for fmt, c in sorted(cases.items()))

@@ -95,3 +95,27 @@ def test_array_elements():
     assert array_elements('{"a":1}') is None
     assert array_elements('[{"a":1,"a":2}]') is None
     assert _json_elements_series(pd.Series(["[1]", None], dtype="object")).tolist() == [["1"], None]
+
+
+def _nested(levels: int) -> str:
+    return '{"a":' * levels + "1" + "}" * levels
+
+
+@pytest.mark.parametrize("levels", [600, 999, 1000])
+def test_nesting_up_to_sparks_limit_is_read(levels: int) -> None:
+    # Spark 4.1's try_parse_json and from_json(.., 'map<string, variant>') accept 1,000 levels.
+    assert canonical_json(_nested(levels)) == _nested(levels)
+    assert image_members(_nested(levels)) == {"a": _nested(levels - 1)}
+    assert array_elements("[" + _nested(levels - 1) + "]") == [_nested(levels - 1)]
+
+
+@pytest.mark.parametrize("levels", [1001, 1500, 100_000])
+def test_nesting_past_sparks_limit_is_invalid(levels: int) -> None:
+    # ... and refuse 1,001 (Jackson's limit); far deeper text ends as null, not a crash.
+    import sys
+
+    limit = sys.getrecursionlimit()
+    assert canonical_json(_nested(levels)) is None
+    assert image_members(_nested(levels)) is None
+    assert array_elements("[" + _nested(levels - 1) + "]") is None
+    assert sys.getrecursionlimit() == limit  # raised only while a value is read
