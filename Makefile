@@ -124,11 +124,26 @@ SPARK35_MODULES := tests/integration/test_examples.py tests/integration/test_coc
 	tests/integration/test_ydb.py tests/integration/test_qlik_replicate.py tests/integration/test_aurora_dsql.py \
 	tests/integration/test_debezium_foundation.py
 
-$(SPARK35_STAMP): pyproject.toml Makefile
-	test -x $(SPARK35_VENV)/bin/python || $(PYTHON) -m venv $(SPARK35_VENV)
-	$(SPARK35_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(SPARK35_VENV)/bin/python -m pip install --quiet -e '.[dev]' 'pyspark>=3.5,<3.6' 'numpy<2' 'pyarrow<=24'
-	touch $(SPARK35_STAMP)
+# A venv per Spark line, .venv-matrix/<$(1)>, with the package and that line's pyspark (the pip
+# requirements in the variable named $(2)); its stamp is the target.
+define spark_line_venv
+.venv-matrix/$(1)/.installed: pyproject.toml Makefile
+	test -x .venv-matrix/$(1)/bin/python || $$(PYTHON) -m venv .venv-matrix/$(1)
+	.venv-matrix/$(1)/bin/python -m pip install --quiet --upgrade pip
+	.venv-matrix/$(1)/bin/python -m pip install --quiet -e '.[dev]' $$($(2))
+	touch $$@
+endef
+
+# The lakehouse lanes in a Spark line's venv ($(1)) with its environment ($(2)), one format after
+# the other.
+spark_line_lakehouse = $(1)/bin/python -m tests.helpers.lakehouse && for f in delta iceberg; do \
+	$(2) SPARK_CDC_TABLE_FORMAT=$$f SPARK_CDC_REFERENCE_SCENARIOS=$(LAKEHOUSE_SCENARIOS) \
+	  SPARK_CDC_REFERENCE_FEEDS='$(LAKEHOUSE_FEEDS)' $(1)/bin/pytest $(LAKEHOUSE_TESTS) -q --durations=5 \
+	  || exit 1; \
+	done
+
+SPARK35_PIP := 'pyspark>=3.5,<3.6' 'numpy<2' 'pyarrow<=24'
+$(eval $(call spark_line_venv,spark35,SPARK35_PIP))
 
 test-spark35: $(SPARK35_STAMP)
 	$(SPARK35_ENV) $(SPARK35_VENV)/bin/pytest tests/unit $(SPARK35_MODULES) -q $(XDIST) --durations=5
@@ -136,32 +151,18 @@ test-spark35: $(SPARK35_STAMP)
 # The lakehouse lanes on Spark 3.5 (Delta Lake 3.3 and Apache Iceberg 1.11 for Scala 2.12: the pom's
 # spark-3.5 profile), one after the other.
 test-spark35-lakehouse: $(SPARK35_STAMP)
-	$(SPARK35_VENV)/bin/python -m tests.helpers.lakehouse
-	for f in delta iceberg; do \
-	  $(SPARK35_ENV) SPARK_CDC_TABLE_FORMAT=$$f SPARK_CDC_REFERENCE_SCENARIOS=$(LAKEHOUSE_SCENARIOS) \
-	    SPARK_CDC_REFERENCE_FEEDS='$(LAKEHOUSE_FEEDS)' $(SPARK35_VENV)/bin/pytest $(LAKEHOUSE_TESTS) -q --durations=5 \
-	    || exit 1; \
-	done
+	$(call spark_line_lakehouse,$(SPARK35_VENV),$(SPARK35_ENV))
 
 # Spark 4.0 (Databricks 17.3 LTS, EMR 8): the lakehouse lanes on Delta Lake 4.4 and Iceberg 1.11 for
 # Spark 4.0 (the pom's spark-4.0 profile), one after the other, in its own venv.
 SPARK40_VENV := .venv-matrix/spark40
 SPARK40_STAMP := $(SPARK40_VENV)/.installed
 
-$(SPARK40_STAMP): pyproject.toml Makefile
-	test -x $(SPARK40_VENV)/bin/python || $(PYTHON) -m venv $(SPARK40_VENV)
-	$(SPARK40_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(SPARK40_VENV)/bin/python -m pip install --quiet -e '.[dev]' 'pyspark>=4.0.1,<4.1'
-	touch $(SPARK40_STAMP)
+SPARK40_PIP := 'pyspark>=4.0.1,<4.1'
+$(eval $(call spark_line_venv,spark40,SPARK40_PIP))
 
 test-spark40-lakehouse: $(SPARK40_STAMP)
-	$(SPARK40_VENV)/bin/python -m tests.helpers.lakehouse
-	for f in delta iceberg; do \
-	  SPARK_CDC_HOME=$(CURDIR)/.spark/spark40 PYSPARK_PYTHON=$(CURDIR)/$(SPARK40_VENV)/bin/python \
-	    SPARK_CDC_TABLE_FORMAT=$$f SPARK_CDC_REFERENCE_SCENARIOS=$(LAKEHOUSE_SCENARIOS) \
-	    SPARK_CDC_REFERENCE_FEEDS='$(LAKEHOUSE_FEEDS)' $(SPARK40_VENV)/bin/pytest $(LAKEHOUSE_TESTS) -q --durations=5 \
-	    || exit 1; \
-	done
+	$(call spark_line_lakehouse,$(SPARK40_VENV),SPARK_CDC_HOME=$(CURDIR)/.spark/spark40 PYSPARK_PYTHON=$(CURDIR)/$(SPARK40_VENV)/bin/python)
 
 # `make demo` on Spark 3.5 (its venv: pip install of the package next to pyspark 3.5).
 demo-spark35: $(SPARK35_STAMP)
@@ -175,11 +176,8 @@ test-spark35-examples: $(SPARK35_STAMP)
 SPARK43_VENV := .venv-matrix/spark43
 SPARK43_STAMP := $(SPARK43_VENV)/.installed
 
-$(SPARK43_STAMP): pyproject.toml Makefile
-	test -x $(SPARK43_VENV)/bin/python || $(PYTHON) -m venv $(SPARK43_VENV)
-	$(SPARK43_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(SPARK43_VENV)/bin/python -m pip install --quiet -e '.[dev]' 'pyspark>=4.3,<4.4'
-	touch $(SPARK43_STAMP)
+SPARK43_PIP := 'pyspark>=4.3,<4.4'
+$(eval $(call spark_line_venv,spark43,SPARK43_PIP))
 
 test-spark43-examples: $(SPARK43_STAMP)
 	SPARK_CDC_HOME=$(CURDIR)/.spark/spark43 PYSPARK_PYTHON=$(CURDIR)/$(SPARK43_VENV)/bin/python \
