@@ -146,7 +146,7 @@ def expected_scd1(events: Sequence[Event]) -> dict[int, Values]:
 
 
 @dataclass
-class History:
+class KeyHistory:
     """One key's SCD2 history, as compared: the values of its live versions, how many deleted versions
     it has, and its current version (values, or None when deleted)."""
 
@@ -155,10 +155,10 @@ class History:
     current: Values | None = None
 
 
-def expected_scd2(events: Sequence[Event]) -> dict[int, History]:
-    out: dict[int, History] = {}
+def expected_scd2(events: Sequence[Event]) -> dict[int, KeyHistory]:
+    out: dict[int, KeyHistory] = {}
     for v in reference_scd2(events):
-        h = out.setdefault(v.key, History())
+        h = out.setdefault(v.key, KeyHistory())
         values = _values(target_values(v.values))
         if v.is_deleted:
             h.deletes += 1
@@ -169,11 +169,11 @@ def expected_scd2(events: Sequence[Event]) -> dict[int, History]:
     return out
 
 
-def histories(versions: Sequence[tuple[int, Values, bool, bool]]) -> dict[int, History]:
+def histories(versions: Sequence[tuple[int, Values, bool, bool]]) -> dict[int, KeyHistory]:
     """(key, values, is_deleted, is_current) rows of a target, as histories."""
-    out: dict[int, History] = {}
+    out: dict[int, KeyHistory] = {}
     for key, values, deleted, current in versions:
-        h = out.setdefault(key, History())
+        h = out.setdefault(key, KeyHistory())
         if deleted:
             h.deletes += 1
         else:
