@@ -117,6 +117,11 @@ def table_format() -> str | None:
     return None if value in ("", "parquet") else value
 
 
+def target_file_format() -> str:
+    """The file_format test targets take in this process: the lakehouse format, else parquet."""
+    return table_format() or "parquet"
+
+
 def session_env() -> dict[str, str]:
     """The environment integration_tests/profiles.yml needs for this process's format."""
     fmt = table_format()

@@ -31,6 +31,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -61,28 +62,26 @@ class KillPoint:
         if self.timer is not None:
             self.timer.cancel()
         self.kill_at, self.delay, self.count, self.active = kill_at, delay, 0, True
-        self.watch = kill_when
+        self.watch = kill_when or kill_on_new_file
         if kill_when:
-            threading.Thread(target=self._watch, args=(kill_when,), daemon=True).start()
+            self._start_watch(kill_when, lambda: os.path.exists(kill_when))
         if kill_on_new_file:
-            self.watch = kill_on_new_file
             before = _data_files(kill_on_new_file)
-            threading.Thread(target=self._watch_new, args=(kill_on_new_file, before), daemon=True).start()
+            self._start_watch(kill_on_new_file, lambda: bool(_data_files(kill_on_new_file) - before))
 
     def disarm(self) -> None:
         self.active, self.watch = False, None
 
-    def _watch(self, path: str) -> None:
-        while self.watch == path:
-            if os.path.exists(path):
-                _kill_group()
-            time.sleep(0.002)
+    def _start_watch(self, path: str, fired: Callable[[], bool]) -> None:
+        """Kill as soon as ``fired()`` holds, polled while ``path`` is watched (until disarm)."""
 
-    def _watch_new(self, table_dir: str, before: set[str]) -> None:
-        while self.watch == table_dir:
-            if _data_files(table_dir) - before:
-                _kill_group()
-            time.sleep(0.005)
+        def watch() -> None:
+            while self.watch == path:
+                if fired():
+                    _kill_group()
+                time.sleep(0.002)
+
+        threading.Thread(target=watch, daemon=True).start()
 
     def step(self) -> None:
         if not self.active:

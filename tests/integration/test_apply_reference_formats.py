@@ -39,7 +39,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.helpers.lakehouse import table_format
+from tests.helpers.lakehouse import table_format, target_file_format
 from tests.helpers.landing import DbtProject, RawMessage, land_messages
 from tests.helpers.reference import (
     COLUMNS,
@@ -442,7 +442,7 @@ def outcome(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
         # The suite's target models are enabled only for it.
         monkeypatch.setenv("SPARK_CDC_IT_REFERENCE", "1")
         # The targets' file_format: the lane's lakehouse format, parquet otherwise.
-        monkeypatch.setenv("SPARK_CDC_IT_FILE_FORMAT", table_format() or "parquet")
+        monkeypatch.setenv("SPARK_CDC_IT_FILE_FORMAT", target_file_format())
         project: DbtProject = request.getfixturevalue("project")
         schema: str = request.getfixturevalue("schema")
         feeds = [f for f in make_feeds(SEED, SCENARIOS) if f.name in BUILT]

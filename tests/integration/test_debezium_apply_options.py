@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.corpora.debezium import plain_envelope
-from tests.helpers.lakehouse import table_format
+from tests.helpers.lakehouse import target_file_format
 from tests.helpers.landing import DbtProject, land_messages, read_jsonl_messages
 from tests.helpers.projects import side_project
 
@@ -48,7 +48,7 @@ def truncate_message() -> str:
 def model(schema: str, settings: str, select: str = "*") -> str:
     return (
         f"{{{{ config(materialized='cdc_scd1', unique_key='id', source_table='inventory.products', "
-        f"cdc_format='debezium', file_format='{table_format() or 'parquet'}', {settings}) }}}}\n"
+        f"cdc_format='debezium', file_format='{target_file_format()}', {settings}) }}}}\n"
         f"select {select} from `{schema}`.cdc_changes\n"
     )
 

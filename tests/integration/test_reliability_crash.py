@@ -52,7 +52,7 @@ from dbt_spark_cdc.aurora_dsql import chunk_record, dumps
 
 from tests.helpers.corpora.aurora_dsql import TS_NS, big_order, record
 from tests.helpers.corpora.debezium import batches as debezium_batches
-from tests.helpers.lakehouse import table_format
+from tests.helpers.lakehouse import table_format, target_file_format
 from tests.helpers.landing import FORMATS, DbtProject, land_messages
 from tests.helpers.snapshots import rows, stable
 
@@ -122,7 +122,7 @@ def crash_project(path: Path, schema: str) -> Path:
     yml = ["version: 2", "models:"]
     for name, config in TARGETS.items():
         (path / "models" / f"{name}.sql").write_text(
-            f"{{{{ config({config}, file_format='{LAKEHOUSE or 'parquet'}') }}}}\n"
+            f"{{{{ config({config}, file_format='{target_file_format()}') }}}}\n"
             "select * from {{ ref('cdc_changes') }}\n"
         )
         yml.append(f"  - name: {name}\n    columns:")

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.corpora.debezium import plain_envelope
-from tests.helpers.lakehouse import table_format
+from tests.helpers.lakehouse import target_file_format
 from tests.helpers.landing import DbtProject, land_messages
 from tests.helpers.projects import side_project
 
@@ -39,7 +39,7 @@ META = "_cdc_"
 def model(schema: str, materialized: str) -> str:
     return (
         f"{{{{ config(materialized='{materialized}', unique_key='id', source_table='inventory.products', "
-        f"cdc_format='debezium', columns='*', file_format='{table_format() or 'parquet'}') }}}}\n"
+        f"cdc_format='debezium', columns='*', file_format='{target_file_format()}') }}}}\n"
         f"select * from `{schema}`.cdc_changes\n"
     )
 
