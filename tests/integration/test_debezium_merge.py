@@ -68,3 +68,39 @@ def test_generated_statements_parse_and_merge_has_the_expected_clauses(
         assert "_cdc_merge_remove" in not_matched[0].condition().get().toString()
         assert len(scala_list(not_matched[0].assignments())) == n_columns
         assert scala_list(plan.notMatchedBySourceActions()) == []
+
+
+def test_the_reject_count_parses_each_image_once(project: DbtProject, schema: str) -> None:
+    """The query that counts a batch's rejected changes reads each image through one parse. A filter
+    on the rejects would be pushed below the select that parses the image, and Spark would then
+    inline the parse into the predicate once per check (it did: 70 JSON parses per change); the
+    count is an aggregate, which keeps one."""
+    project.dbt("run-operation", "render_merge_statements")
+    sql = project.rows(f"select sql from `{schema}`.merge_statements where name = 'screen_count'")[0]["sql"]
+    spark = project.spark
+    # A table, not a view over VALUES, which the optimizer would fold into constants.
+    spark.sql(f"drop table if exists `{schema}`.things_input")
+    spark.sql(
+        f"""create table `{schema}`.things_input using parquet as
+        select 'debezium' as cdc_format, 'inventory.products' as source_table, op, key, after,
+          cast(null as string) as before, cast(null as array<string>) as present_columns,
+          named_struct('s1', cast(seq as decimal(38,0)), 's2', cast(null as decimal(38,0)),
+                       's3', cast(null as decimal(38,0))) as seq,
+          cast(map() as map<string, string>) as type_hints, timestamp'2024-01-02 00:00:00' as commit_ts,
+          named_struct('relation', 'raw', 'partition', '0', 'order', cast(seq as decimal(38,0)),
+                       'fragment_count', 1) as raw_ref,
+          timestamp'2024-01-02 00:00:00' as cdc_loaded_at
+        from values
+          ('insert', '{{"id":1}}', '{{"id":1,"name":"a","weight":1.5}}', 1),
+          ('update', '{{"id":1}}', '{{"id":1,"name":"a","weight":"heavy"}}', 2),
+          ('insert', '{{"id":"x"}}', '{{"id":"x","name":"b","weight":2}}', 3),
+          ('insert', '{{"id":4}}', '{{"id":4,"name":"","weight":2}}', 4)
+          as t(op, key, after, seq)"""
+    )
+    spark.sql(f"create or replace temporary view things__cdc_input as select * from `{schema}`.things_input")
+    # weight "heavy" is not a double, "x" is not an int key, '' cannot name a partition directory.
+    assert spark.sql(sql).collect()[0][0] == 3
+    plan = spark.sql(sql)._jdf.queryExecution().optimizedPlan().toString()
+    parse = "spark_cdc_json_members(" if spark.version.startswith("3.") else "from_json(MapType"
+    # One parse of the image (`_rm`) and one of the key (`_km`).
+    assert plan.count(parse) == 2, plan

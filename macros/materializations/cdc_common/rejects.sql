@@ -2,25 +2,21 @@
     value that does not fit its column's declared type (it would become null), a key value that
     cannot be represented (a row without a key), a partition value the storage cannot keep as it is
     (an empty string would read back as null; Hive's default-partition name, U+0000 or a very long
-    value cannot name a directory). Each run with changes counts them over its batch (one query);
-    when there are any, they are appended to the target's hidden table `<model>__cdc_rejected`
-    (shaped like cdc_quarantine, which lists them) and left out of the batch. The rest applies. -#}
-{% macro _cdc_screen_batch(target_relation, cfg, batch_sql) -%}
-  {%- set checks = spark_cdc._cdc_reject_checks(cfg) -%}
-  {%- if not checks -%}{{ return(batch_sql) }}{%- endif -%}
-  {%- set screened -%}
-select b.*, {{ spark_cdc._cdc_reject_reasons_sql(checks) }} as _rejects
-from (
-  select c.*, {{ spark_cdc._cdc_image_members("case when c._op = 'delete' then c._before else c._after end") }} as _rm
-  from ({{ batch_sql }}) as c
-) as b
-  {%- endset -%}
+    value cannot name a directory). Each run with changes counts them over its batch (one query,
+    or none when the probe counted them: `found`); when there are any, they are appended to the
+    target's hidden table `<model>__cdc_rejected` (shaped like cdc_quarantine, which lists them) and
+    left out of the batch. The rest applies. -#}
+{% macro _cdc_screen_batch(target_relation, cfg, batch_sql, found=none) -%}
+  {%- set screened = spark_cdc._cdc_screened_sql(cfg, batch_sql) -%}
+  {%- if screened is none -%}{{ return(batch_sql) }}{%- endif -%}
   {%- set rejected = spark_cdc._cdc_rejected_relation(target_relation) -%}
   {%- if cfg['full_refresh'] and adapter.get_relation(database=rejected.database, schema=rejected.schema, identifier=rejected.identifier) is not none -%}
     {#- The target is rebuilt from the whole stream: so are its rejects. -#}
     {%- call statement('cdc_rejects') -%}truncate table {{ rejected }}{%- endcall -%}
   {%- endif -%}
-  {%- set found = run_query('select count(*) from (' ~ screened ~ ') as s where size(s._rejects) > 0')[0][0] -%}
+  {%- if found is none -%}
+    {%- set found = run_query('select ' ~ spark_cdc._cdc_rejects_count() ~ ' from (' ~ screened ~ ') as s')[0][0] -%}
+  {%- endif -%}
   {%- if found == 0 -%}{{ return(batch_sql) }}{%- endif -%}
   {% do spark_cdc._cdc_create_rejected_table(rejected) %}
   {%- call statement('cdc_rejects') -%}
@@ -41,6 +37,32 @@ from ({{ screened }}) as s
 lateral view explode(s._rejects) x as r
   {%- endcall -%}
   {{ return('select * from (' ~ screened ~ ') as s where size(s._rejects) = 0') }}
+{%- endmacro %}
+
+{#- The batch with `_rejects` (the checks each change fails, see _cdc_reject_checks), or none when
+    the target has nothing to check. Each image is parsed once, in the inner select (`_rm`: the
+    image's members, `_km`: the key's values as text); the checks only read them. -#}
+{% macro _cdc_screened_sql(cfg, batch_sql) -%}
+  {%- set checks = spark_cdc._cdc_reject_checks(cfg) -%}
+  {%- if not checks -%}{{ return(none) }}{%- endif -%}
+  {%- set screened -%}
+select b.*, {{ spark_cdc._cdc_reject_reasons_sql(checks) }} as _rejects
+from (
+  select c.*,
+    {{ spark_cdc._cdc_image_members("case when c._op = 'delete' then c._before else c._after end") }} as _rm,
+    {{ spark_cdc.json_text_map('c._k') }} as _km
+  from ({{ batch_sql }}) as c
+) as b
+  {%- endset -%}
+  {{ return(screened) }}
+{%- endmacro %}
+
+{#- SQL: the aggregate counting a screened batch's rejected changes. An aggregate, not a filter: a
+    filter on `_rejects` is pushed below the select that parses each image once, and Spark then
+    inlines that parse into the predicate once per check (measured: 70 JSON parses per change,
+    3.6 times the time of the aggregate over 200,000 changes). -#}
+{% macro _cdc_rejects_count() -%}
+  count_if(size(s._rejects) > 0)
 {%- endmacro %}
 
 {#- The rejected-changes tables of the project's CDC targets that exist (cdc_quarantine lists them;
@@ -76,8 +98,8 @@ create table if not exists {{ relation }} (
 {%- endmacro %}
 
 {#- The checks a target's changes must pass, from its columns: [{reason, column, data_type, value,
-    bad}] where `value` is the SQL of the decoded value over a batch row with image members `_rm`,
-    and `bad` the SQL predicate that rejects it. -#}
+    bad}] where `value` is the SQL of the decoded value over a batch row with image members `_rm`
+    and key values `_km` (_cdc_screened_sql), and `bad` the SQL predicate that rejects it. -#}
 {% macro _cdc_reject_checks(cfg) -%}
   {%- set s = spark_cdc._sql_string -%}
   {%- set checks = [] -%}
@@ -86,7 +108,7 @@ create table if not exists {{ relation }} (
     {%- set is_text = t in ('string', 'text') or t.startswith('varchar') or t.startswith('char') -%}
     {%- set hint = '_hints[' ~ s(c.name) ~ ']' -%}
     {%- if c.name in cfg['key_columns'] -%}
-      {%- set text = "try_element_at(" ~ spark_cdc.json_text_map('_k') ~ ", " ~ s(c.name) ~ ")" -%}
+      {%- set text = "try_element_at(_km, " ~ s(c.name) ~ ")" -%}
       {%- set value = spark_cdc.decode_value(text, c.data_type, hint, cfg['cdc_format']) -%}
       {%- do checks.append({'reason': 'unrepresentable_key', 'column': c.name, 'data_type': c.data_type, 'value': value,
             'bad': "_op not in ('truncate', 'rebuild') and (" ~ value ~ ") is null"}) -%}
@@ -145,7 +167,7 @@ create table if not exists {{ relation }} (
 {% macro _cdc_reject_value_detail(check) -%}
   {%- set s = spark_cdc._sql_string -%}
   {%- if check.reason == 'unrepresentable_key' -%}
-  concat(': key value ', coalesce(substr(try_element_at({{ spark_cdc.json_text_map('_k') }}, {{ s(check.column) }}), 1, 80), 'null'), ' cannot be represented')
+  concat(': key value ', coalesce(substr(try_element_at(_km, {{ s(check.column) }}), 1, 80), 'null'), ' cannot be represented')
   {%- elif check.reason == 'type_mismatch' -%}
   concat(': value ', substr({{ spark_cdc._cdc_member_json('_rm[' ~ s(check.column) ~ ']') }}, 1, 80), ' does not fit the type')
   {%- else -%}
