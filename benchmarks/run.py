@@ -569,6 +569,9 @@ def main(argv: list[str] | None = None) -> int:
 README = ROOT / "README.md"
 README_MARKERS = ("<!-- bench:start -->", "<!-- bench:end -->")
 SIDE_MARKERS = ("<!-- side_by_side:start -->", "<!-- side_by_side:end -->")
+#: benchmarks/README.md's Latest results: the whole table of latest.md.
+BENCH_README = ROOT / "benchmarks" / "README.md"
+LATEST_MARKERS = ("<!-- latest:start -->", "<!-- latest:end -->")
 
 
 def readme_table(report: dict[str, Any]) -> str:
@@ -655,13 +658,16 @@ def _replace_block(text: str, markers: tuple[str, str], body: str) -> str:
     return f"{head}{start}\n{body}\n{end}{tail}"
 
 
-def update_readme(report: dict[str, Any], readme: Path = README) -> None:
-    """Rewrite the README's benchmark blocks (README_MARKERS, SIDE_MARKERS) from ``report``."""
+def update_readme(report: dict[str, Any], readme: Path = README, bench_readme: Path = BENCH_README) -> None:
+    """Rewrite the README's benchmark blocks (README_MARKERS, SIDE_MARKERS) and benchmarks/README.md's
+    Latest results (LATEST_MARKERS) from ``report``."""
     text = _replace_block(readme.read_text(), README_MARKERS, readme_table(report))
     side = side_by_side_table(report)
     if side is not None:
         text = _replace_block(text, SIDE_MARKERS, side)
     readme.write_text(text)
+    latest = render_markdown(report).strip()
+    bench_readme.write_text(_replace_block(bench_readme.read_text(), LATEST_MARKERS, latest))
 
 
 def _same_case(row_case: str, name: str) -> bool:

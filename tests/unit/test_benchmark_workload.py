@@ -106,11 +106,19 @@ def test_columnar_generator_lands_exactly_the_per_event_rows(fmt: str, wl: Workl
 
 
 def test_the_readme_benchmark_table_is_generated_from_the_results_file() -> None:
-    """README's benchmark blocks are what benchmarks.run writes from benchmarks/results/latest.json."""
+    """README's benchmark blocks and benchmarks/README.md's latest table are what benchmarks.run
+    writes from benchmarks/results/latest.json."""
     import json
     from pathlib import Path
 
-    from benchmarks.run import README_MARKERS, SIDE_MARKERS, readme_table, side_by_side_table
+    from benchmarks.run import (
+        LATEST_MARKERS,
+        README_MARKERS,
+        SIDE_MARKERS,
+        readme_table,
+        render_markdown,
+        side_by_side_table,
+    )
 
     root = Path(__file__).resolve().parents[2]
     report = json.loads((root / "benchmarks" / "results" / "latest.json").read_text())
@@ -120,5 +128,9 @@ def test_the_readme_benchmark_table_is_generated_from_the_results_file() -> None
     # The side-by-side table too; spark_cdc's row has no wrong key after any batch.
     side = readme.split(SIDE_MARKERS[0], 1)[1].split(SIDE_MARKERS[1], 1)[0]
     assert side.strip() == (side_by_side_table(report) or "").strip()
+    # benchmarks/README.md holds the whole table.
+    bench_readme = (root / "benchmarks" / "README.md").read_text()
+    latest = bench_readme.split(LATEST_MARKERS[0], 1)[1].split(LATEST_MARKERS[1], 1)[0]
+    assert latest.strip() == render_markdown(report).strip()
     ours = next(c for c in report["cases"] if c["case"] == "side_by_side:spark_cdc")
     assert ours["scd1_wrong"] == ours["scd2_wrong"] == [0] * len(ours["keys"])
