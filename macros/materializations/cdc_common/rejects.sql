@@ -39,8 +39,8 @@ lateral view explode(s._rejects) x as r
   {{ return('select * from (' ~ screened ~ ') as s where not s._rejected') }}
 {%- endmacro %}
 
-{#- The batch with `_rejects` (the checks each change fails, see _cdc_reject_checks), or none when
-    the target has nothing to check. Each image is parsed once, in the inner select (`_rm`: the
+{#- The batch with `_rejects` (the checks each change fails, see _cdc_reject_checks) and `_rejected`
+    (whether it fails any), or none when the target has nothing to check. Each image is parsed once, in the inner select (`_rm`: the
     image's members, `_km`: the key's values as text); the checks only read them. -#}
 {% macro _cdc_screened_sql(cfg, batch_sql) -%}
   {%- set checks = spark_cdc._cdc_reject_checks(cfg) -%}
