@@ -2,11 +2,10 @@
     value that does not fit its column's declared type (it would become null), a key value that
     cannot be represented (a row without a key), a partition value the storage cannot keep as it is
     (an empty string would read back as null; Hive's default-partition name, U+0000 or a very long
-    value cannot name a directory). Each run with changes counts them over its batch (one query,
-    or none when the probe counted them: `found`); when there are any, they are appended to the
-    target's hidden table `<model>__cdc_rejected` (shaped like cdc_quarantine, which lists them) and
-    left out of the batch. The rest applies. -#}
-{% macro _cdc_screen_batch(target_relation, cfg, batch_sql, found=none) -%}
+    value cannot name a directory). Each run with changes counts them over its batch (one query);
+    when there are any, they are appended to the target's hidden table `<model>__cdc_rejected`
+    (shaped like cdc_quarantine, which lists them) and left out of the batch. The rest applies. -#}
+{% macro _cdc_screen_batch(target_relation, cfg, batch_sql) -%}
   {%- set screened = spark_cdc._cdc_screened_sql(cfg, batch_sql) -%}
   {%- if screened is none -%}{{ return(batch_sql) }}{%- endif -%}
   {%- set rejected = spark_cdc._cdc_rejected_relation(target_relation) -%}
@@ -14,9 +13,7 @@
     {#- The target is rebuilt from the whole stream: so are its rejects. -#}
     {%- call statement('cdc_rejects') -%}truncate table {{ rejected }}{%- endcall -%}
   {%- endif -%}
-  {%- if found is none -%}
-    {%- set found = run_query('select ' ~ spark_cdc._cdc_rejects_count() ~ ' from (' ~ screened ~ ') as s')[0][0] -%}
-  {%- endif -%}
+  {%- set found = run_query('select ' ~ spark_cdc._cdc_rejects_count() ~ ' from (' ~ screened ~ ') as s')[0][0] -%}
   {%- if found == 0 -%}{{ return(batch_sql) }}{%- endif -%}
   {% do spark_cdc._cdc_create_rejected_table(rejected) %}
   {%- call statement('cdc_rejects') -%}
@@ -40,8 +37,9 @@ lateral view explode(s._rejects) x as r
 {%- endmacro %}
 
 {#- The batch with `_rejects` (the checks each change fails, see _cdc_reject_checks) and `_rejected`
-    (whether it fails any), or none when the target has nothing to check. Each image is parsed once, in the inner select (`_rm`: the
-    image's members, `_km`: the key's values as text); the checks only read them. -#}
+    (whether it fails any), or none when the target has nothing to check. Each image is parsed once,
+    in the inner select (`_rm`: the image's members, `_km`: the key's values as text); the checks
+    only read them. -#}
 {% macro _cdc_screened_sql(cfg, batch_sql) -%}
   {%- set checks = spark_cdc._cdc_reject_checks(cfg) -%}
   {%- if not checks -%}{{ return(none) }}{%- endif -%}
