@@ -73,11 +73,13 @@ fresh as (
 
 {{ spark_cdc._scd1_fold_sql(value_columns) }},
 
-{{ spark_cdc._scd1_decide_sql(value_columns) }}
+{{ spark_cdc._scd1_decide_sql(value_columns) }},
+
+{{ spark_cdc._scd1_resolve_sql(value_columns, cdc_format) }}
 
 select
   {{ spark_cdc._scd1_state_columns_sql(columns, key_columns, cdc_format) }}
-from decided as d
+from resolved as d
 union all
 select
   {{ marker }} as _cdc_key,
@@ -229,8 +231,8 @@ folded as (
     the row: `_latest` (order of its newest change), `_from_batch` (that change is in the batch),
     `_trunc` (the first truncate of the batch at or after it, unless it is a delete: the key ends
     there), `_reset` (the newest delete or truncate before it: older columns are null), and per
-    column `<col>__src` (which value wins: 0 stored, 1 the batch's, 2 null by a reset) and
-    `<col>__ord` (the winner's order). `_same`: nothing of the row changes. -#}
+    column `<col>__ords` (the order of the stored value, `s`, and of the batch's, `b`), from which
+    _scd1_resolve_sql decides which value wins. -#}
 {% macro _scd1_decide_sql(value_columns) -%}
   {%- set q = spark_cdc.quote_identifier -%}
 joined as (
@@ -267,7 +269,28 @@ decided as (
 )
 {%- endmacro %}
 
-{#- The select list of the next state from `decided as d` (see _scd1_decide_sql). -#}
+{#- CTE resolved: per value column, which value wins (`<col>__src`, _scd1_column_source) and the
+    batch's value decoded to the column's type (`<col>__dec`, null when no change of the batch
+    touches the key), each written once: the select list reads them several times, and writing the
+    decoder there twice per column doubled the statement Spark analyses (half of it, 48 KB of 61 KB,
+    was the select list for ten Debezium columns). -#}
+{% macro _scd1_resolve_sql(value_columns, cdc_format) -%}
+  {%- set q = spark_cdc.quote_identifier -%}
+resolved as (
+  select
+    d.*
+    {%- for c in value_columns %}
+    {%- set new = 'd.f.' ~ q(c.name ~ '__new') %},
+    {{ spark_cdc._scd1_column_source(q(c.name ~ '__ords')) }} as {{ q(c.name ~ '__src') }},
+    case when d.f._k is not null then
+      {{ spark_cdc.decode_value(spark_cdc._cdc_member_text(new ~ '.v', new ~ '.h', cdc_format, c.data_type), c.data_type, new ~ '.h', cdc_format) }}
+    end as {{ q(c.name ~ '__dec') }}
+    {%- endfor %}
+  from decided as d
+)
+{%- endmacro %}
+
+{#- The select list of the next state from `resolved as d` (see _scd1_decide_sql, _scd1_resolve_sql). -#}
 {% macro _scd1_state_columns_sql(columns, key_columns, cdc_format) -%}
   {%- set q = spark_cdc.quote_identifier -%}
   {%- set s = spark_cdc._sql_string -%}
@@ -285,10 +308,10 @@ decided as (
   end as {{ q(c.name) }},
   {%- else %}
   {%- set new = 'd.f.' ~ q(c.name ~ '__new') %}
-  {%- set src = spark_cdc._scd1_column_source(q(c.name ~ '__ords')) %}
+  {%- set src = 'd.' ~ q(c.name ~ '__src') %}
+  {%- set decoded = 'd.' ~ q(c.name ~ '__dec') %}
   case
     when {{ untouched }} then d.o.{{ q(c.name) }}
-    {%- set decoded = spark_cdc.decode_value(spark_cdc._cdc_member_text(new ~ '.v', new ~ '.h', cdc_format, c.data_type), c.data_type, new ~ '.h', cdc_format) %}
     when {{ batch_delete }} then case when {{ new }}.o = d.f._ord then {{ decoded }} end
     when {{ src }} = 1 then {{ decoded }}
     when {{ src }} = 2 or d.o._cdc_deleted then null
@@ -304,7 +327,7 @@ decided as (
   case
     when {{ untouched }} then d.o._cdc_applied_at
     when d._trunc is not null or d._from_batch or d.o._cdc_key is null
-      {%- for c in value_columns %} or {{ spark_cdc._scd1_column_source(q(c.name ~ '__ords')) }} != 0{% endfor %}
+      {%- for c in value_columns %} or d.{{ q(c.name ~ '__src') }} != 0{% endfor %}
       then current_timestamp()
     else d.o._cdc_applied_at
   end as _cdc_applied_at,
@@ -314,7 +337,7 @@ decided as (
     when {{ deleted }} then {{ spark_cdc._scd1_empty_col_ords() }}
     {%- if value_columns %}
     else map_filter(
-      map({% for c in value_columns %}{{ s(c.name) }}, {{ spark_cdc._scd1_column_order(q(c.name ~ '__ords')) }}{{ ', ' if not loop.last }}{% endfor %}),
+      map({% for c in value_columns %}{{ s(c.name) }}, {{ spark_cdc._scd1_column_order(c.name) }}{{ ', ' if not loop.last }}{% endfor %}),
       (col, ord) -> ord is null or ord < greatest(d.o._cdc_ord, d.f._ord))
     {%- else %}
     else {{ spark_cdc._scd1_empty_col_ords() }}
@@ -334,7 +357,9 @@ decided as (
    end)
 {%- endmacro %}
 
-{#- SQL over `decided as d`: the order of the change that wrote the winning value of a column. -#}
-{% macro _scd1_column_order(ords) -%}
-  case {{ spark_cdc._scd1_column_source(ords) }} when 1 then d.{{ ords }}.b when 2 then d._reset else d.{{ ords }}.s end
+{#- SQL over `resolved as d`: the order of the change that wrote the winning value of column `name`. -#}
+{% macro _scd1_column_order(name) -%}
+  {%- set q = spark_cdc.quote_identifier -%}
+  {%- set ords = q(name ~ '__ords') -%}
+  case d.{{ q(name ~ '__src') }} when 1 then d.{{ ords }}.b when 2 then d._reset else d.{{ ords }}.s end
 {%- endmacro %}
