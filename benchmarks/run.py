@@ -50,6 +50,9 @@ PARSE_EVENTS = 1_000_000
 APPLY_EVENTS, APPLY_KEYS = 1_000_000, 200_000
 LARGE_EVENTS, SMALL_BATCH = 10_000_000, 1_000
 WARMUP = 0.1
+#: The many-tables case: source tables, changes per table in the first build and keys per table,
+#: and the busy batch's changes spread over all the tables.
+MANY_TABLES, MANY_FIRST, MANY_KEYS, MANY_BUSY = 200, 1_000, 500, 10_000
 #: The side-by-side case: scenarios of its history (about 3.5 changes each) and deliveries.
 SIDE_SCENARIOS, SIDE_BATCHES, SIDE_SEED = 5_000, 4, 20261129
 
@@ -365,6 +368,76 @@ def case_large(bench: Bench, scale: float) -> list[dict[str, Any]]:
     ]
 
 
+def _many_phase(bench: Bench, schema: str, tables: int, scale: float) -> dict[str, Measure]:
+    """One pass of the many-tables case in ``schema``: land and stage the first changes of every
+    table, build both kinds of model, run them again idle, then land, stage and build a busy batch.
+    Returns the measures by step (``first build``, ``idle``, ``busy``) and kind."""
+    from benchmarks import many_tables as many
+
+    steps: dict[str, Measure] = {}
+    first = many.workloads(tables, max(20, int(MANY_FIRST * scale)), max(10, int(MANY_KEYS * scale)))
+    busy = many.later(first, max(1, int(MANY_BUSY * scale) // tables))
+    plan = (("first build", first, ("first build", "idle")), ("busy", busy, ("busy",)))
+    for landing, (label, wls, runs) in enumerate(plan):
+        changes = sum(wl.events for wl in wls)
+        landed = many.land(bench.spark, wls, landing, f"{schema}_raw")
+        with bench.measure(f"{label}:stage", rows=landed) as m:
+            m.detail = {"models": bench.dbt_run("stg_cdc__debezium", "cdc_sequence_conflicts", "cdc_changes")}
+        steps[f"{label}:stage"] = m
+        for step in runs:
+            for kind in ("cdc_scd1", "incremental"):
+                tag = "many_scd1" if kind == "cdc_scd1" else "many_incremental"
+                with bench.measure(f"{step}:{kind}", rows=0 if step == "idle" else changes) as m:
+                    # Models only: the package's on-run-start/end hooks are results too.
+                    nodes = {k: v for k, v in bench.dbt_run(f"tag:{tag}").items() if k.startswith("many_")}
+                m.detail = {
+                    "targets": len(nodes),
+                    "model_seconds": round(sum(nodes.values()), 2),
+                    "per_target_seconds": round(sum(nodes.values()) / max(1, len(nodes)), 3),
+                    "slowest_target_seconds": round(max(nodes.values(), default=0.0), 3),
+                }
+                steps[f"{step}:{kind}"] = m
+    return steps
+
+
+def case_many_tables(bench: Bench, scale: float) -> list[dict[str, Any]]:
+    """The many-tables case: one connector, MANY_TABLES source tables, a ``cdc_scd1`` target and a
+    plain dbt-spark ``incremental`` model per table (benchmarks/many_tables.py): first build, idle
+    build, then MANY_BUSY changes spread over the tables."""
+    from benchmarks import many_tables as many
+
+    tables = max(2, round(MANY_TABLES * min(1.0, scale * 10)))
+    try:
+        for phase, count in (("warmup", max(2, tables // 20)), ("measured", tables)):
+            schema = f"bench_many_{phase}"
+            bench.use_schema(schema, ("debezium",))
+            many.write_models(count)
+            steps = _many_phase(bench, schema, count, scale if phase == "measured" else scale * WARMUP)
+        live = {r["source_table"]: r["n"] for r in bench.project.rows(many.live_keys_sql(schema))}
+        held = {r["source_table"]: r["n"] for r in bench.project.rows(many.target_rows_sql(schema, tables))}
+    finally:
+        many.remove_models()
+    idle_ours, idle_ref = steps["idle:cdc_scd1"], steps["idle:incremental"]
+    ratio = idle_ours.detail["model_seconds"] / idle_ref.detail["model_seconds"]
+    return [
+        {
+            "case": "many_tables",
+            "tables": tables,
+            "steps": {name: m.as_dict() for name, m in steps.items()},
+            "spark_cdc": idle_ours.as_dict(),
+            "reference": idle_ref.as_dict(),
+            "ratio": round(ratio, 3),
+            "ratio_meaning": (
+                "idle cdc_scd1 targets ÷ idle dbt-spark incremental models, summed model seconds"
+                " in one dbt run each (target ≤ 1.0)"
+            ),
+            "target": 1.0,
+            "met": ratio <= 1.0,
+            "targets_hold_live_keys": live == held,
+        }
+    ]
+
+
 def case_demo(scale: float) -> list[dict[str, Any]]:
     """Case 5: ``make demo``'s ``dbt build`` end to end, in a process of its own."""
     env = {**os.environ, "SPARK_CDC_HOME": str(ROOT / ".spark" / "bench_demo")}
@@ -460,8 +533,12 @@ def run_case(name: str, scale: float) -> list[dict[str, Any]]:
         rows = case_apply(bench, scale)
     elif name == "large":
         rows = case_large(bench, scale)
+    elif name == "many_tables":
+        rows = case_many_tables(bench, scale)
     else:
-        raise SystemExit(f"unknown case {name!r}; known: parse:<format>, apply, large, demo, side_by_side")
+        raise SystemExit(
+            f"unknown case {name!r}; known: parse:<format>, apply, large, many_tables, demo, side_by_side"
+        )
     for row in rows:
         row["jvm_start_seconds"] = round(bench.jvm_start_s, 2)
     return rows
@@ -506,7 +583,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--cases",
-        default=",".join([*(f"parse:{f}" for f in FORMATS), "apply", "large", "demo", "side_by_side"]),
+        default=",".join(
+            [*(f"parse:{f}" for f in FORMATS), "apply", "large", "many_tables", "demo", "side_by_side"]
+        ),
     )
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every event count (default 1)")
     parser.add_argument("--out", default=str(RESULTS / "latest.json"))
@@ -651,6 +730,36 @@ def side_by_side_table(report: dict[str, Any]) -> str | None:
     return "\n".join(lines)
 
 
+def many_tables_table(report: dict[str, Any]) -> str | None:
+    """The many-tables case's steps: per kind of model, the run's summed model seconds and the mean
+    per target; None when the report has no such case."""
+    case = next((c for c in report["cases"] if c["case"] == "many_tables" and "error" not in c), None)
+    if case is None:
+        return None
+    steps = case["steps"]
+    lines = [
+        "| step | `cdc_scd1` targets | dbt-spark `incremental` models | staging first |",
+        "|---|---:|---:|---:|",
+    ]
+    for step in ("first build", "idle", "busy"):
+        ours, ref = steps[f"{step}:cdc_scd1"], steps[f"{step}:incremental"]
+        stage = steps.get(f"{step}:stage")
+        stage_text = f"{stage['seconds']} s" if stage else "-"
+        changes = f" ({ours['rows']:,} changes)" if ours["rows"] else ""
+        lines.append(
+            f"| {step}{changes} | {ours['model_seconds']} s ({ours['per_target_seconds']} s each) |"
+            f" {ref['model_seconds']} s ({ref['per_target_seconds']} s each) | {stage_text} |"
+        )
+    lines.append("")
+    held = "hold" if case.get("targets_hold_live_keys") else "do **not** hold"
+    lines.append(
+        f"One Debezium connector, {case['tables']} source tables landed in one table, one `dbt run`"
+        f" per step and kind (model execution seconds as dbt reports them). After the busy batch the"
+        f" `cdc_scd1` targets {held} exactly each table's live keys."
+    )
+    return "\n".join(lines)
+
+
 def _replace_block(text: str, markers: tuple[str, str], body: str) -> str:
     start, end = markers
     head, rest = text.split(start, 1)
@@ -692,7 +801,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         "| case | rows | spark_cdc | reference | ratio | target | met | peak RSS |",
         "|---|---:|---:|---:|---:|---:|:---:|---:|",
     ]
-    order = [*(f"parse:{f}" for f in FORMATS), "apply", "large", "demo"]
+    order = [*(f"parse:{f}" for f in FORMATS), "apply", "large", "many_tables", "demo"]
 
     def position(c: dict[str, Any]) -> int:
         run = c.get("case_run", c["case"])
@@ -715,6 +824,10 @@ def render_markdown(report: dict[str, Any]) -> str:
             ref_text = f"driver memory {c['driver_memory']}"
         if c["case"] == "end_to_end_demo":
             ref_text = f"JVM start {c['jvm_start_seconds']} s (apart)"
+        if c["case"] == "many_tables":
+            ours_text = f"idle: {ours['model_seconds']} s ({ours['per_target_seconds']} s per target)"
+            ref_text = f"idle incremental: {ref['model_seconds']} s ({ref['per_target_seconds']} s each)"
+            rows = f"{c['tables']} tables"
         peak = c.get("peak_rss_mb") or ours.get("peak_rss_mb", "")
         met = "" if "met" not in c else ("yes" if c["met"] else "**no**")
         lines.append(
@@ -724,6 +837,9 @@ def render_markdown(report: dict[str, Any]) -> str:
             else f"| {c['case']} | {rows} | {ours_text} | {ref_text} | {c.get('ratio', '')} | "
             f"{c.get('target', '')} | {met} | {peak} MB |"
         )
+    many = many_tables_table(report)
+    if many is not None:
+        lines += ["", "Many tables (case many_tables):", "", many]
     side = side_by_side_table(report)
     if side is not None:
         lines += ["", "Side by side (case side_by_side):", "", side]

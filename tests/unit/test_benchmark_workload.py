@@ -134,3 +134,49 @@ def test_the_readme_benchmark_table_is_generated_from_the_results_file() -> None
     assert latest.strip() == render_markdown(report).strip()
     ours = next(c for c in report["cases"] if c["case"] == "side_by_side:spark_cdc")
     assert ours["scd1_wrong"] == ours["scd2_wrong"] == [0] * len(ours["keys"])
+
+
+def test_many_tables_landings_never_reuse_an_offset() -> None:
+    """The many-tables case lands every source table's messages in one table: each table's and each
+    landing's offsets are apart (a reused (partition, offset) would be staged as a redelivery), every
+    message names its own table, and the busy landing continues each table's histories."""
+    from benchmarks import many_tables as many
+
+    at = dt.datetime(2026, 11, 30, 1, 0, 0)
+    first = many.workloads(3, events=200, keys=50)
+    busy = many.later(first, 20)
+    assert [wl.first_event for wl in busy] == [200] * 3 and {wl.events for wl in busy} == {20}
+    seen: set[tuple[int, int]] = set()
+    rows = 0
+    for landing, wls in enumerate((first, busy)):
+        for i in range(len(wls)):
+            batch = many.table_batch(wls, i, landing, at).to_pylist()
+            rows += len(batch)
+            seen |= {(r["partition"], r["offset"]) for r in batch}
+            tables = {json.loads(r["value"])["source"]["table"] for r in batch}
+            assert tables == {f"t{i:03d}"}
+    assert len(seen) == rows
+    with pytest.raises(ValueError, match="SPAN"):
+        many.table_batch(many.workloads(1, events=many.SPAN + 1, keys=10), 0, 0, at)
+
+
+def test_many_tables_models_and_table() -> None:
+    """The generated models select their own table; the case's table reports each step per target."""
+    from benchmarks import many_tables as many
+    from benchmarks.run import many_tables_table
+
+    scd1 = many.SCD1.format(table="many.t007")
+    incremental = many.INCREMENTAL.format(table="many.t007")
+    assert "source_table='many.t007'" in scd1 and "materialized='cdc_scd1'" in scd1
+    assert "source_table = 'many.t007'" in incremental and "is_incremental()" in incremental
+    step = {"seconds": 1.0, "rows": 0, "model_seconds": 2.0, "per_target_seconds": 0.01}
+    kinds = ("cdc_scd1", "incremental")
+    steps = {f"{s}:{k}": dict(step) for s in ("first build", "idle", "busy") for k in kinds}
+    steps["busy:cdc_scd1"] |= {"rows": 10_000, "model_seconds": 500.0, "per_target_seconds": 2.5}
+    steps["busy:stage"] = {"seconds": 7.5}
+    case = {"case": "many_tables", "tables": 200, "steps": steps, "targets_hold_live_keys": False}
+    table = many_tables_table({"cases": [case]}) or ""
+    assert "| busy (10,000 changes) | 500.0 s (2.5 s each) | 2.0 s (0.01 s each) | 7.5 s |" in table
+    assert "| idle | 2.0 s (0.01 s each) | 2.0 s (0.01 s each) | - |" in table
+    assert "do **not** hold" in table and "200 source tables" in table
+    assert many_tables_table({"cases": []}) is None
