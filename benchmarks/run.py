@@ -663,11 +663,21 @@ def readme_table(report: dict[str, Any]) -> str:
     lines.append("")
     lines.append(
         f"Ratios are times against the reference in the same run (parse: rows per second, higher is better;"
-        f" apply: time, lower is better); {report['machine']['cores']} cores, scale {report['scale']},"
+        f" apply: time, lower is better{_many_caption(report)}); {report['machine']['cores']} cores,"
+        f" scale {report['scale']},"
         f" pyspark {_pyspark_of(report, [c for c in report['cases'] if 'ratio' in c])}."
         " Every measure: `benchmarks/results/latest.json`."
     )
     return "\n".join(lines)
+
+
+def _many_caption(report: dict[str, Any]) -> str:
+    """What the many-tables ratio compares, when the report has that case."""
+    case = next((c for c in report["cases"] if c["case"] == "many_tables" and "tables" in c), None)
+    if case is None:
+        return ""
+    n = case["tables"]
+    return f"; many_tables: an idle run of {n} `cdc_scd1` targets against {n} dbt-spark incremental models"
 
 
 SIDE_NAMES = {
