@@ -11,8 +11,10 @@ benchmark modules are shipped to the workers by value, so workers need not impor
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
+
+import pyarrow as pa
 
 from benchmarks.envelopes import ENVELOPES, Message, preamble
 from benchmarks.workload import OFFSET_STRIDE, Workload, event, landed_event_index, redelivers
@@ -44,34 +46,49 @@ def raw_rows(fmt: str, wl: Workload, positions: range, ingested_at: dt.datetime)
 RAW_SCHEMA = "`partition` int, `offset` bigint, `key` string, `value` string, `ingested_at` timestamp"
 
 
-def land(spark: Any, fmt: str, wl: Workload, schema: str, table: str | None = None) -> int:
-    """Generate ``wl`` in ``fmt`` on the executors and append it to ``schema.table`` (default: the
-    format's name); returns the number of raw rows landed."""
+def append_generated(
+    spark: Any,
+    name: str,
+    ids: int,
+    slices: int,
+    make: Callable[[list[int], dt.datetime], Iterator[pa.RecordBatch]],
+) -> int:
+    """Append to the raw table ``name`` (created when missing, RAW_SCHEMA) the record batches
+    ``make(ids_of_a_slice, ingested_at)`` yields on the executors, over ids ``0 .. ids - 1`` in
+    ``slices`` slices (``mapInArrow`` over ``spark.range``); returns the number of rows appended.
+    The benchmark modules and ``make``'s own are shipped to the workers by value."""
     import sys
 
-    import pyarrow as pa
     from pyspark import cloudpickle
 
-    from benchmarks.columnar import raw_batch
-
     modules = ("benchmarks", "benchmarks.workload", "benchmarks.envelopes", "benchmarks.columnar", __name__)
-    for module in modules:
+    for module in (*modules, make.__module__):
         cloudpickle.register_pickle_by_value(sys.modules[module])
-    table = table or fmt
-    name = f"`{schema}`.`{table}`"
-    spark.sql(f"create database if not exists `{schema}`")
     spark.sql(f"create table if not exists {name} ({RAW_SCHEMA}) using parquet")
     before = spark.table(name).count()
     ingested_at = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
-    first = wl.first_event
 
     def generate(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            ids = batch.column(0).to_pylist()
-            if not ids:
-                continue
-            yield raw_batch(fmt, wl, range(first + ids[0], first + ids[-1] + 1), ingested_at)
+            slice_ids = batch.column(0).to_pylist()
+            if slice_ids:
+                yield from make(slice_ids, ingested_at)
+
+    spark.range(0, ids, numPartitions=slices).mapInArrow(generate, RAW_SCHEMA).write.insertInto(name)
+    return int(spark.table(name).count() - before)
+
+
+def land(spark: Any, fmt: str, wl: Workload, schema: str, table: str | None = None) -> int:
+    """Generate ``wl`` in ``fmt`` on the executors and append it to ``schema.table`` (default: the
+    format's name); returns the number of raw rows landed."""
+    from benchmarks.columnar import raw_batch
+
+    spark.sql(f"create database if not exists `{schema}`")
+    first = wl.first_event
+
+    def make(ids: list[int], ingested_at: dt.datetime) -> Iterator[pa.RecordBatch]:
+        # A slice of spark.range is contiguous: one batch for its positions.
+        yield raw_batch(fmt, wl, range(first + ids[0], first + ids[-1] + 1), ingested_at)
 
     slices = max(2, wl.events // 250_000)
-    (spark.range(0, wl.events, numPartitions=slices).mapInArrow(generate, RAW_SCHEMA).write.insertInto(name))
-    return int(spark.table(name).count() - before)
+    return append_generated(spark, f"`{schema}`.`{table or fmt}`", wl.events, slices, make)

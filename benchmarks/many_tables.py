@@ -19,6 +19,7 @@ from typing import Any
 import pyarrow.compute as pc
 
 from benchmarks.columnar import raw_batch
+from benchmarks.generate import append_generated
 from benchmarks.workload import OFFSET_STRIDE, Workload, columns
 
 MODELS = Path(__file__).resolve().parent / "project" / "models" / "many_tables"
@@ -95,29 +96,13 @@ def table_batch(wls: list[Workload], i: int, landing: int, ingested_at: dt.datet
 def land(spark: Any, wls: list[Workload], landing: int, schema: str) -> int:
     """Append every workload's Debezium messages to ``schema.debezium`` in one Spark job; returns the
     number of raw rows landed. Landing ``landing`` (0, 1, ...) keeps the offsets apart."""
-    import sys
 
-    import pyarrow as pa
-    from pyspark import cloudpickle
+    def make(ids: list[int], ingested_at: dt.datetime) -> Iterator[Any]:
+        for i in ids:
+            yield table_batch(wls, i, landing, ingested_at)
 
-    from benchmarks.generate import RAW_SCHEMA
-
-    for module in ("benchmarks", "benchmarks.workload", "benchmarks.envelopes", "benchmarks.columnar"):
-        cloudpickle.register_pickle_by_value(sys.modules[module])
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    name = f"`{schema}`.`debezium`"
-    spark.sql(f"create table if not exists {name} ({RAW_SCHEMA}) using parquet")
-    before = spark.table(name).count()
-    ingested_at = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
-
-    def generate(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            for i in batch.column(0).to_pylist():
-                yield table_batch(wls, i, landing, ingested_at)
-
-    parts = max(2, min(8, len(wls)))
-    spark.range(0, len(wls), numPartitions=parts).mapInArrow(generate, RAW_SCHEMA).write.insertInto(name)
-    return int(spark.table(name).count() - before)
+    slices = max(2, min(8, len(wls)))
+    return append_generated(spark, f"`{schema}`.`debezium`", len(wls), slices, make)
 
 
 def later(wls: list[Workload], events: int) -> list[Workload]:

@@ -671,9 +671,14 @@ def readme_table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _many_case(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The report's many-tables row, unless the case is missing or failed."""
+    return next((c for c in report["cases"] if c["case"] == "many_tables" and "error" not in c), None)
+
+
 def _many_caption(report: dict[str, Any]) -> str:
     """What the many-tables ratio compares, when the report has that case."""
-    case = next((c for c in report["cases"] if c["case"] == "many_tables" and "tables" in c), None)
+    case = _many_case(report)
     if case is None:
         return ""
     n = case["tables"]
@@ -743,7 +748,7 @@ def side_by_side_table(report: dict[str, Any]) -> str | None:
 def many_tables_table(report: dict[str, Any]) -> str | None:
     """The many-tables case's steps: per kind of model, the run's summed model seconds and the mean
     per target; None when the report has no such case."""
-    case = next((c for c in report["cases"] if c["case"] == "many_tables" and "error" not in c), None)
+    case = _many_case(report)
     if case is None:
         return None
     steps = case["steps"]
