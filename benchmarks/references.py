@@ -8,6 +8,10 @@ same data: what a user would write instead of adding the package.
   or a late older insert would resurrect a deleted key and the comparison would be unfair to us.
 - ``scd2_job``: a one-pass SCD2 job: the touched keys' stored versions plus the new changes, one
   ``lead()`` over each key's changes, written once together with the untouched versions.
+- ``scd1_merge_job`` / ``scd2_merge_job``: the same on a Delta Lake or Apache Iceberg table, as a
+  user of those formats writes it: the first batch creates the table, every later batch is one
+  ``MERGE INTO`` it (SCD1: the latest change per key, newer sequence wins; SCD2: the touched keys'
+  versions, rebuilt as above, matched on key and first sequence).
 
 The jobs read the canonical changes the staging model produced (the input a target reads), decode
 the ``after`` image with ``from_json`` and the target's schema, and know nothing of truncates,
@@ -50,20 +54,28 @@ def _decoded_changes(spark: Any, changes_sql: str, columns: list[Column]) -> Any
     )
 
 
-def scd1_job(
-    spark: Any, changes_sql: str, columns: list[Column], previous: str | None, out_table: str
-) -> None:
-    """Latest change per key (window), merged with ``previous`` (join), written once to ``out_table``."""
+def _latest_per_key(spark: Any, changes_sql: str, columns: list[Column]) -> Any:
+    """Each key's latest change of the batch (a window), decoded; deletes as ``deleted`` rows."""
     from pyspark.sql import functions as sf
     from pyspark.sql.window import Window
 
     names = [c.name for c in columns] + ["deleted", "seq", "commit_ts"]
-    latest = (
+    return (
         _decoded_changes(spark, changes_sql, columns)
         .withColumn("_rn", sf.row_number().over(Window.partitionBy("id").orderBy(sf.col("seq").desc())))
         .where("_rn = 1")
         .select(*names)
     )
+
+
+def scd1_job(
+    spark: Any, changes_sql: str, columns: list[Column], previous: str | None, out_table: str
+) -> None:
+    """Latest change per key (window), merged with ``previous`` (join), written once to ``out_table``."""
+    from pyspark.sql import functions as sf
+
+    names = [c.name for c in columns] + ["deleted", "seq", "commit_ts"]
+    latest = _latest_per_key(spark, changes_sql, columns)
     if previous is not None:
         old = spark.table(previous).alias("o")
         new = latest.alias("n")
@@ -83,6 +95,18 @@ def scd2_job(
     """Versions of the touched keys rebuilt with one ``lead()`` over their changes (stored versions plus
     the new changes, duplicates dropped); untouched keys' versions carried over; written once.
     (``lag()`` carries a deleted version's values.)"""
+    versions, untouched = _scd2_versions(spark, changes_sql, columns, previous)
+    if untouched is not None:
+        versions = versions.unionByName(untouched)
+    spark.sql(f"drop table if exists {out_table}")
+    versions.write.format("parquet").saveAsTable(out_table)
+
+
+def _scd2_versions(
+    spark: Any, changes_sql: str, columns: list[Column], previous: str | None
+) -> tuple[Any, Any]:
+    """The touched keys' versions (stored ones plus the batch's changes, one ``lead()`` per key) and
+    the untouched keys' stored versions (None for the first batch)."""
     from pyspark.sql import functions as sf
     from pyspark.sql.window import Window
 
@@ -119,7 +143,50 @@ def scd2_job(
         sf.lead("seq").over(by_key).alias("valid_to_seq"),
         sf.lead("commit_ts").over(by_key).alias("valid_to"),
     ).withColumn("is_current", sf.col("valid_to_seq").isNull())
-    if untouched is not None:
-        versions = versions.unionByName(untouched)
-    spark.sql(f"drop table if exists {out_table}")
-    versions.write.format("parquet").saveAsTable(out_table)
+    return versions, untouched
+
+
+def scd1_merge_job(
+    spark: Any, changes_sql: str, columns: list[Column], table: str, table_format: str
+) -> None:
+    """SCD1 on a lakehouse table: created from the first batch, then one MERGE per batch (the latest
+    change per key; a stored row is replaced only by a newer sequence; deleted keys stay as tombstones)."""
+    latest = _latest_per_key(spark, changes_sql, columns)
+    if not spark.catalog.tableExists(table.replace("`", "")):
+        latest.write.format(table_format).saveAsTable(table)
+        return
+    latest.createOrReplaceTempView("ref_scd1_batch")
+    spark.sql(
+        f"""
+        merge into {table} t using ref_scd1_batch s on t.id = s.id
+        when matched and s.seq > t.seq then update set *
+        when not matched then insert *
+        """
+    )
+
+
+def scd2_merge_job(
+    spark: Any, changes_sql: str, columns: list[Column], table: str, table_format: str
+) -> None:
+    """SCD2 on a lakehouse table: created from the first batch, then one MERGE per batch of the touched
+    keys' rebuilt versions, matched on (key, first sequence): stored versions get their new end, the
+    batch's versions are inserted."""
+    exists = spark.catalog.tableExists(table.replace("`", ""))
+    versions, _ = _scd2_versions(spark, changes_sql, columns, table if exists else None)
+    if not exists:
+        versions.write.format(table_format).saveAsTable(table)
+        return
+    # The MERGE's source reads the stored versions of the table it changes. Delta plans that as it is;
+    # on Iceberg (1.11, Spark 4.1) planning such a MERGE fails ("No plan for TableReference"), so
+    # there the job materialises its source first, as a user of Iceberg has to.
+    if table_format == "iceberg":
+        versions = versions.localCheckpoint()
+    versions.createOrReplaceTempView("ref_scd2_batch")
+    spark.sql(
+        f"""
+        merge into {table} t using ref_scd2_batch s
+        on t.id = s.id and t.valid_from_seq = s.valid_from_seq
+        when matched then update set *
+        when not matched then insert *
+        """
+    )

@@ -34,6 +34,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "benchmarks" / "project"
 RESULTS = ROOT / "benchmarks" / "results"
 FORMATS = ("debezium", "aurora_dsql", "qlik_replicate", "ydb", "cockroachdb")
+#: The lakehouse table formats the apply and large cases also run on (apply:delta, large:iceberg, ...).
+LAKEHOUSE = ("delta", "iceberg")
+#: The apply and large cases on parquet, then on each lakehouse format.
+ALL_FORMATS_CASES = tuple(
+    f"{case}{f}" for case in ("apply", "large") for f in ("", *(f":{x}" for x in LAKEHOUSE))
+)
 STAGING = {
     "debezium": ["stg_cdc__debezium"],
     "aurora_dsql": ["stg_cdc__aurora_dsql", "stg_cdc__aurora_dsql_reassembled"],
@@ -220,18 +226,25 @@ def case_parse(bench: Bench, fmt: str, scale: float) -> list[dict[str, Any]]:
     return [result]
 
 
+def _reference_table(schema: str, kind: str, batch: int, table_format: str) -> str:
+    """The reference job's table after ``batch``: one table per batch on parquet (each job writes a new
+    one), the one table every batch merges into on a lakehouse format."""
+    return f"`{schema}`.ref_{kind}" if table_format != "parquet" else f"`{schema}`.ref_{kind}_{batch}"
+
+
 def _apply_phase(
-    bench: Bench, schema: str, wl: Workload, batches: int, kinds: tuple[str, ...]
+    bench: Bench, schema: str, wl: Workload, batches: int, kinds: tuple[str, ...], table_format: str
 ) -> dict[str, list[Measure]]:
     """Land and stage ``batches`` batches of ``wl``; after each, apply every kind (scd1, scd2) with
-    spark_cdc and with the reference job. Returns the measures by step name."""
-    from benchmarks.references import scd1_job, scd2_job
+    spark_cdc and with the reference job (on a lakehouse format: the hand-written MERGE). Returns the
+    measures by step name."""
+    from benchmarks.references import scd1_job, scd1_merge_job, scd2_job, scd2_merge_job
 
     cols = columns(wl)
     out: dict[str, list[Measure]] = {}
     jobs: dict[str, tuple[str, Callable[..., None]]] = {
-        "scd1": ("items_scd1_debezium", scd1_job),
-        "scd2": ("items_scd2", scd2_job),
+        "scd1": ("items_scd1_debezium", scd1_job if table_format == "parquet" else scd1_merge_job),
+        "scd2": ("items_scd2", scd2_job if table_format == "parquet" else scd2_merge_job),
     }
     for b in range(batches):
         batch = replace(wl, first_event=b * wl.events)
@@ -250,9 +263,13 @@ def _apply_phase(
             with bench.measure(f"{kind}:spark_cdc", rows=n_changes) as m:
                 m.detail = {"model_seconds": bench.dbt_run(model)[model]}
             out.setdefault(f"{kind}:spark_cdc", []).append(m)
-            previous = f"`{schema}`.ref_{kind}_{b - 1}" if b else None
+            table = _reference_table(schema, kind, b, table_format)
             with bench.measure(f"{kind}:reference", rows=n_changes) as m:
-                job(bench.spark, changes_sql, cols, previous, f"`{schema}`.ref_{kind}_{b}")
+                if table_format == "parquet":
+                    previous = _reference_table(schema, kind, b - 1, table_format) if b else None
+                    job(bench.spark, changes_sql, cols, previous, table)
+                else:
+                    job(bench.spark, changes_sql, cols, table, table_format)
             out.setdefault(f"{kind}:reference", []).append(m)
     return out
 
@@ -264,22 +281,41 @@ def _same_rows(bench: Bench, ours: str, ref: str) -> bool:
     )
 
 
-def _same_scd1(bench: Bench, schema: str, batch: int) -> bool:
+def _same_scd1(bench: Bench, reference: str, schema: str) -> bool:
     names = ", ".join(f"`{c.name}`" for c in columns(Workload()))
     ours = f"select {names} from `{schema}`.items_scd1_debezium"
-    return _same_rows(bench, ours, f"select {names} from `{schema}`.ref_scd1_{batch} where not deleted")
+    return _same_rows(bench, ours, f"select {names} from {reference} where not deleted")
 
 
-def _same_scd2(bench: Bench, schema: str, batch: int) -> bool:
+def _same_scd2(bench: Bench, reference: str, schema: str) -> bool:
     names = ", ".join(f"`{c.name}`" for c in columns(Workload()))
     ours = f"select {names}, _cdc_is_current, _cdc_is_deleted from `{schema}`.items_scd2"
-    return _same_rows(bench, ours, f"select {names}, is_current, is_deleted from `{schema}`.ref_scd2_{batch}")
+    return _same_rows(bench, ours, f"select {names}, is_current, is_deleted from {reference}")
 
 
-def case_apply(bench: Bench, scale: float) -> list[dict[str, Any]]:
+def _lakehouse_session(table_format: str) -> None:
+    """Before the case's Bench: the format's jars and catalog (benchmarks/project/profiles.yml), its
+    targets' file_format, and a Spark home of its own (its own metastore and warehouse)."""
+    from tests.helpers.lakehouse import session_env
+
+    os.environ.update(
+        SPARK_CDC_TABLE_FORMAT=table_format,
+        SPARK_CDC_BENCH_FILE_FORMAT=table_format,
+        SPARK_CDC_HOME=str(ROOT / ".spark" / f"bench_{table_format}"),
+    )
+    os.environ.update(session_env())
+
+
+def _case_suffix(table_format: str) -> str:
+    """The row-name suffix of a lakehouse run of a case: ``apply:scd1:batch1:delta``."""
+    return "" if table_format == "parquet" else f":{table_format}"
+
+
+def case_apply(bench: Bench, scale: float, table_format: str = "parquet") -> list[dict[str, Any]]:
     """Cases 2 and 3: SCD1 and SCD2 apply of two batches of 1,000,000 changes over 200,000 keys,
-    against the hand-written one-pass jobs."""
+    against the hand-written one-pass jobs (on Delta or Iceberg: against a hand-written MERGE)."""
     results: list[dict[str, Any]] = []
+    reference_kind = "hand-written job" if table_format == "parquet" else f"hand-written {table_format} MERGE"
     for phase, factor in (("warmup", WARMUP), ("measured", 1.0)):
         schema = f"bench_{phase}"
         bench.use_schema(schema, ("debezium",))
@@ -287,16 +323,18 @@ def case_apply(bench: Bench, scale: float) -> list[dict[str, Any]]:
             events=max(1000, int(APPLY_EVENTS * scale * factor)),
             keys=max(200, int(APPLY_KEYS * scale * factor)),
         )
-        steps = _apply_phase(bench, schema, wl, 2, ("scd1", "scd2"))
+        steps = _apply_phase(bench, schema, wl, 2, ("scd1", "scd2"), table_format)
         if phase != "measured":
             continue
         for kind, target, same in (("scd1", 1.25, _same_scd1), ("scd2", 1.5, _same_scd2)):
             for b in range(2):
                 ours, ref = steps[f"{kind}:spark_cdc"][b], steps[f"{kind}:reference"][b]
                 ratio = ours.seconds / ref.seconds
+                reference = _reference_table(schema, kind, b, table_format)
                 results.append(
                     {
-                        "case": f"apply:{kind}:batch{b + 1}",
+                        "case": f"apply:{kind}:batch{b + 1}{_case_suffix(table_format)}",
+                        "table_format": table_format,
                         "events": wl.events,
                         "keys": wl.keys,
                         "into": "empty target" if b == 0 else "the target after batch 1",
@@ -304,18 +342,19 @@ def case_apply(bench: Bench, scale: float) -> list[dict[str, Any]]:
                         "spark_cdc": ours.as_dict(),
                         "reference": ref.as_dict(),
                         "ratio": round(ratio, 3),
-                        "ratio_meaning": f"spark_cdc ÷ hand-written job, wall time (target ≤ {target})",
+                        "ratio_meaning": f"spark_cdc ÷ {reference_kind}, wall time (target ≤ {target})",
                         "target": target,
                         "met": ratio <= target,
-                        "same_rows_as_reference": same(bench, schema, b) if b == 1 else None,
+                        "same_rows_as_reference": same(bench, reference, schema) if b == 1 else None,
                     }
                 )
     return results
 
 
-def case_large(bench: Bench, scale: float) -> list[dict[str, Any]]:
+def case_large(bench: Bench, scale: float, table_format: str = "parquet") -> list[dict[str, Any]]:
     """Case 4 and the memory case: 10,000,000 changes into an empty partitioned SCD1 target (a rebuild
-    from scratch; peak memory), then 1,000 changes into the resulting 10,000,000-row table."""
+    from scratch; peak memory), then 1,000 changes into the resulting 10,000,000-row table (on Delta or
+    Iceberg: a MERGE into it)."""
     schema = "bench_large"
     bench.use_schema(schema, ("debezium",))
     events = max(10_000, int(LARGE_EVENTS * scale))
@@ -343,9 +382,11 @@ def case_large(bench: Bench, scale: float) -> list[dict[str, Any]]:
     batch.detail["partitions_rewritten"] = props.get("spark_cdc.last_rewritten_partitions")
     ratio = batch.seconds / full.seconds
     driver_memory = bench.spark.conf.get("spark.driver.memory")
+    suffix = _case_suffix(table_format)
     return [
         {
-            "case": "small_batch_into_large_table",
+            "case": f"small_batch_into_large_table{suffix}",
+            "table_format": table_format,
             "target_rows": rows,
             "spark_cdc": batch.as_dict(),
             "small_batch_stage": small_stage.as_dict(),
@@ -356,7 +397,8 @@ def case_large(bench: Bench, scale: float) -> list[dict[str, Any]]:
             "met": ratio <= 0.2,
         },
         {
-            "case": "memory_10m_changes",
+            "case": f"memory_10m_changes{suffix}",
+            "table_format": table_format,
             "changes": events,
             "driver_memory": driver_memory,
             "generate": gen.as_dict(),
@@ -526,18 +568,24 @@ def run_case(name: str, scale: float) -> list[dict[str, Any]]:
         return case_demo(scale)
     if name == "side_by_side":
         return case_side_by_side(scale)
+    kind, _, table_format = name.partition(":")
+    if kind in ("apply", "large") and table_format:
+        if table_format not in LAKEHOUSE:
+            raise SystemExit(f"unknown table format in case {name!r}; known: {', '.join(LAKEHOUSE)}")
+        _lakehouse_session(table_format)
     bench = Bench()
     if name.startswith("parse:"):
         rows = case_parse(bench, name.split(":", 1)[1], scale)
-    elif name == "apply":
-        rows = case_apply(bench, scale)
-    elif name == "large":
-        rows = case_large(bench, scale)
+    elif kind == "apply":
+        rows = case_apply(bench, scale, table_format or "parquet")
+    elif kind == "large":
+        rows = case_large(bench, scale, table_format or "parquet")
     elif name == "many_tables":
         rows = case_many_tables(bench, scale)
     else:
         raise SystemExit(
-            f"unknown case {name!r}; known: parse:<format>, apply, large, many_tables, demo, side_by_side"
+            f"unknown case {name!r}; known: parse:<format>, apply, apply:<delta|iceberg>, large, "
+            "large:<delta|iceberg>, many_tables, demo, side_by_side"
         )
     for row in rows:
         row["jvm_start_seconds"] = round(bench.jvm_start_s, 2)
@@ -584,7 +632,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cases",
         default=",".join(
-            [*(f"parse:{f}" for f in FORMATS), "apply", "large", "many_tables", "demo", "side_by_side"]
+            [
+                *(f"parse:{f}" for f in FORMATS),
+                *ALL_FORMATS_CASES,
+                "many_tables",
+                "demo",
+                "side_by_side",
+            ]
         ),
     )
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every event count (default 1)")
@@ -630,7 +684,7 @@ def main(argv: list[str] | None = None) -> int:
         for row in rows:
             row["case_run"], row["case_process_seconds"] = name, round(time.monotonic() - t0)
             row["measured"] = measured  # --merge keeps rows of earlier runs: each says when and on what
-        report["cases"] = [c for c in report["cases"] if not _same_case(c["case"], name)] + rows
+        report["cases"] = [c for c in report["cases"] if not _same_case(c, name)] + rows
         # Each case process once (the apply case reports four rows).
         per_run = {c.get("case_run", c["case"]): c.get("case_process_seconds", 0) for c in report["cases"]}
         report["total_seconds"] = sum(per_run.values())
@@ -653,10 +707,22 @@ BENCH_README = ROOT / "benchmarks" / "README.md"
 LATEST_MARKERS = ("<!-- latest:start -->", "<!-- latest:end -->")
 
 
+def _in_case_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Report rows in the order of the cases that produced them (as `make bench` runs them), each
+    case's rows as it wrote them; rows of unknown cases last."""
+    order = [*(f"parse:{f}" for f in FORMATS), *ALL_FORMATS_CASES, "many_tables", "demo"]
+
+    def position(c: dict[str, Any]) -> int:
+        run = c.get("case_run", c["case"])
+        return order.index(run) if run in order else len(order)
+
+    return sorted(rows, key=position)
+
+
 def readme_table(report: dict[str, Any]) -> str:
     """The README's short benchmark table: each case's ratio against its target, from a report."""
     lines = ["| case | ratio to the reference | target | met |", "|---|---:|---:|:---:|"]
-    for c in report["cases"]:
+    for c in _in_case_order(report["cases"]):
         if "ratio" in c:
             met = "yes" if c.get("met") else "no"
             lines.append(f"| {c['case']} | {c['ratio']} | {c.get('target', '')} | {met} |")
@@ -794,14 +860,11 @@ def update_readme(report: dict[str, Any], readme: Path = README, bench_readme: P
     bench_readme.write_text(_replace_block(bench_readme.read_text(), LATEST_MARKERS, latest))
 
 
-def _same_case(row_case: str, name: str) -> bool:
+def _same_case(row: dict[str, Any], name: str) -> bool:
     """Whether a report row came from running case ``name`` (``apply`` gives ``apply:scd1:batch1``...,
-    ``large`` gives two rows, ``demo`` one)."""
-    produced = {
-        "large": ("small_batch_into_large_table", "memory_10m_changes"),
-        "demo": ("end_to_end_demo",),
-    }
-    return row_case == name or row_case.startswith(name + ":") or row_case in produced.get(name, ())
+    ``apply:delta`` gives ``apply:scd1:batch1:delta``..., ``large`` two rows, ``demo`` one): the
+    ``case_run`` each row records."""
+    return row.get("case_run", row["case"]) == name
 
 
 def render_markdown(report: dict[str, Any]) -> str:
@@ -816,13 +879,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         "| case | rows | spark_cdc | reference | ratio | target | met | peak RSS |",
         "|---|---:|---:|---:|---:|---:|:---:|---:|",
     ]
-    order = [*(f"parse:{f}" for f in FORMATS), "apply", "large", "many_tables", "demo"]
-
-    def position(c: dict[str, Any]) -> int:
-        run = c.get("case_run", c["case"])
-        return order.index(run) if run in order else len(order)
-
-    for c in sorted(report["cases"], key=position):
+    for c in _in_case_order(report["cases"]):
         if c["case"].startswith("side_by_side:") and "error" not in c:
             continue  # its own table, below
         if "error" in c:
@@ -834,7 +891,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         if ours.get("rows_per_s"):
             ours_text += f" ({ours['rows_per_s']:,}/s)"
         ref_text = f"{ref['seconds']} s ({ref['rows_per_s']:,}/s)" if ref else ""
-        if c["case"] == "memory_10m_changes":
+        if c["case"].startswith("memory_10m_changes"):
             ours_text = f"stage {c['stage']['seconds']} s, apply {c['apply']['seconds']} s"
             ref_text = f"driver memory {c['driver_memory']}"
         if c["case"] == "end_to_end_demo":

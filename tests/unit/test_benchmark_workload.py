@@ -180,3 +180,41 @@ def test_many_tables_models_and_table() -> None:
     assert "| idle | 2.0 s (0.01 s each) | 2.0 s (0.01 s each) | - |" in table
     assert "do **not** hold" in table and "200 source tables" in table
     assert many_tables_table({"cases": []}) is None
+
+
+def test_lakehouse_cases_name_their_rows_and_merge_apart_from_parquet() -> None:
+    """`apply:delta` and `large:iceberg` are cases of their own: their rows carry the format in the
+    name, the reference merges into one table of that format, and re-running `apply` (parquet) with
+    --merge replaces only the rows that run produced (each row's case_run)."""
+    from benchmarks.run import ALL_FORMATS_CASES, _case_suffix, _reference_table, _same_case, render_markdown
+
+    assert ALL_FORMATS_CASES == (
+        "apply",
+        "apply:delta",
+        "apply:iceberg",
+        "large",
+        "large:delta",
+        "large:iceberg",
+    )
+    assert _case_suffix("parquet") == "" and _case_suffix("delta") == ":delta"
+    assert _reference_table("s", "scd1", 1, "parquet") == "`s`.ref_scd1_1"
+    assert (
+        _reference_table("s", "scd1", 0, "iceberg")
+        == _reference_table("s", "scd1", 1, "iceberg")
+        == "`s`.ref_scd1"
+    )
+    parquet = {"case": "apply:scd1:batch1", "case_run": "apply"}
+    delta = {"case": "apply:scd1:batch1:delta", "case_run": "apply:delta"}
+    assert _same_case(parquet, "apply") and not _same_case(delta, "apply")
+    assert _same_case(delta, "apply:delta") and not _same_case(parquet, "apply:delta")
+    machine = {
+        k: "x" for k in ("date", "cores", "cpu", "memory_gib", "spark_master", "python", "java", "pyspark")
+    } | {"dbt-core": "x", "dbt-spark": "x", "dbt-spark-cdc": "x"}
+    measure = {"seconds": 2.0, "rows": 10, "rows_per_s": 5, "peak_rss_mb": 1}
+    rows = [
+        dict(delta, spark_cdc=measure, reference=measure, ratio=1.0, target=1.25, met=True),
+        dict(parquet, spark_cdc=measure, reference=measure, ratio=1.0, target=1.25, met=True),
+    ]
+    table = render_markdown({"machine": machine, "scale": 1.0, "total_seconds": 1, "cases": rows})
+    # Parquet's rows first, then each format's.
+    assert table.index("| apply:scd1:batch1 |") < table.index("| apply:scd1:batch1:delta |")
