@@ -24,7 +24,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 PYTEST_WORKERS ?= 2
 XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: demo demo-spark35 report test test-fast test-long test-matrix test-spark35 test-spark35-examples test-spark35-lakehouse test-spark43-examples test-spark40-lakehouse lint lint-sql unit integration bench \
+.PHONY: demo demo-spark35 report test test-other-lines test-fast test-long test-matrix test-spark35 test-spark35-examples test-spark35-lakehouse test-spark43-examples test-spark40-lakehouse lint lint-sql unit integration bench \
 	clean lakehouse-jars test-lakehouse test-delta test-iceberg
 
 # The lakehouse lanes: the MERGE storage, every example, the randomized reference suite (short), the
@@ -38,6 +38,10 @@ LAKEHOUSE_TESTS := tests/integration/test_lakehouse_merge.py tests/integration/t
 	tests/integration/test_apply_reference_formats.py tests/integration/test_side_by_side.py \
 	tests/integration/test_reliability_crash.py tests/integration/test_reliability_schema_drift.py \
 	tests/integration/test_debezium_apply_options.py
+# `make test` runs a short form: the MERGE storage, every example (each format's conformance build)
+# and the reference suite.
+LAKEHOUSE_SHORT := tests/integration/test_lakehouse_merge.py tests/integration/test_examples.py \
+	tests/integration/test_apply_reference_formats.py
 # The reference suite there: Debezium's feed (the one with truncates), few scenarios; make test-long:
 # every feed, 60 scenarios.
 LAKEHOUSE_SCENARIOS ?= 8
@@ -72,11 +76,23 @@ unit: $(STAMP)
 integration: $(STAMP)
 	$(BIN)/pytest tests/integration -q $(XDIST)
 
-# The lakehouse lanes (make test-lakehouse, about 20 minutes on 2 cores) are not part of `make test`
-# yet: with them it would be well past CI's 30 minutes (CONTRIBUTING.md).
-test: $(STAMP) lint
-	$(BIN)/pytest tests -q $(XDIST) --durations=15
-	$(MAKE) --no-print-directory test-spark35-examples test-spark43-examples
+# `make test`: the suite on the default Spark line (parquet), then at once each example on Spark 3.5
+# and on 4.3 (parquet) and the lakehouse lanes in short form (LAKEHOUSE_SHORT on real Delta Lake and
+# on real Apache Iceberg, every example among them); make test-lakehouse / make test-long run every
+# lakehouse module. The suite leaves to those lanes the example projects (built there four times,
+# on each other line and format) and to `make bench` / `make test-long` the check of the benchmark
+# workloads: with everything once, CI stays within its time (CONTRIBUTING.md).
+TEST_ELSEWHERE := --ignore=tests/integration/test_examples.py \
+	--ignore=tests/integration/test_benchmark_workloads.py
+test: $(STAMP) lint lakehouse-jars
+	$(BIN)/pytest tests -q $(XDIST) --durations=15 $(TEST_ELSEWHERE)
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-other-lines test-delta test-iceberg \
+	  LAKEHOUSE_TESTS='$(LAKEHOUSE_SHORT)'
+
+# The example projects on Spark 3.5, then on 4.3: one line at a time (both build in examples/<format>).
+test-other-lines:
+	$(MAKE) --no-print-directory test-spark35-examples
+	$(MAKE) --no-print-directory test-spark43-examples
 
 # Delta Lake and Apache Iceberg runtime jars for the installed pyspark's Spark line (once; then cached).
 lakehouse-jars: $(STAMP)
@@ -102,7 +118,7 @@ test-long: $(STAMP)
 	SPARK_CDC_KILLS=36 SPARK_CDC_KILL_BATCHES=3 SPARK_CDC_FUZZ_CASES=400 SPARK_CDC_DRIFT_BATCHES=20 \
 	  SPARK_CDC_CLUSTER_TESTS=all SPARK_CDC_REFERENCE_SCENARIOS=300 \
 	  $(BIN)/pytest tests/integration/test_reliability_*.py tests/integration/test_apply_reference_formats.py \
-	  -q $(XDIST) --durations=10
+	  tests/integration/test_benchmark_workloads.py -q $(XDIST) --durations=10
 	$(MAKE) --no-print-directory test-lakehouse LAKEHOUSE_SCENARIOS=60 \
 	  LAKEHOUSE_FEEDS='debezium aurora_dsql qlik_replicate ydb cockroachdb'
 
@@ -183,10 +199,11 @@ test-spark43-examples: $(SPARK43_STAMP)
 	SPARK_CDC_HOME=$(CURDIR)/.spark/spark43 PYSPARK_PYTHON=$(CURDIR)/$(SPARK43_VENV)/bin/python \
 	  $(SPARK43_VENV)/bin/pytest tests/integration/test_examples.py -q -n $(PYTEST_WORKERS) --dist load
 
-# Every case at the issue's sizes (18-24 minutes on 2 cores, 37 on a slow day); BENCH_ARGS='--scale
-# 0.01' for a smoke run, '--cases parse:debezium,apply' for some cases. Its own metastore: never the
-# demo's.
-bench: $(STAMP)
+# Every case at the issue's sizes (each report records its total; benchmarks/README.md); BENCH_ARGS=
+# '--scale 0.01' for a smoke run, '--cases parse:debezium,apply:delta' for some cases. Its own
+# metastore: never the demo's (the lakehouse cases: one per format, .spark/bench_<format>).
+bench: $(STAMP) lakehouse-jars
+	$(BIN)/pytest tests/integration/test_benchmark_workloads.py -q
 	SPARK_CDC_HOME=$(CURDIR)/.spark/bench $(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 
 clean:
