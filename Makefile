@@ -81,7 +81,7 @@ integration: $(STAMP)
 # on real Apache Iceberg, every example among them); make test-lakehouse / make test-long run every
 # lakehouse module. The suite leaves to those lanes the example projects (built there four times,
 # on each other line and format) and to `make bench` / `make test-long` the check of the benchmark
-# workloads: with everything once, CI stays within its time (CONTRIBUTING.md).
+# workloads, so that each runs once and CI stays under 45 minutes (CONTRIBUTING.md).
 TEST_ELSEWHERE := --ignore=tests/integration/test_examples.py \
 	--ignore=tests/integration/test_benchmark_workloads.py
 test: $(STAMP) lint lakehouse-jars
