@@ -74,8 +74,8 @@ def scd1_job(
     """Latest change per key (window), merged with ``previous`` (join), written once to ``out_table``."""
     from pyspark.sql import functions as sf
 
-    names = [c.name for c in columns] + ["deleted", "seq", "commit_ts"]
     latest = _latest_per_key(spark, changes_sql, columns)
+    names = latest.columns
     if previous is not None:
         old = spark.table(previous).alias("o")
         new = latest.alias("n")

@@ -684,9 +684,9 @@ def main(argv: list[str] | None = None) -> int:
         for row in rows:
             row["case_run"], row["case_process_seconds"] = name, round(time.monotonic() - t0)
             row["measured"] = measured  # --merge keeps rows of earlier runs: each says when and on what
-        report["cases"] = [c for c in report["cases"] if not _same_case(c, name)] + rows
+        report["cases"] = [c for c in report["cases"] if _case_run(c) != name] + rows
         # Each case process once (the apply case reports four rows).
-        per_run = {c.get("case_run", c["case"]): c.get("case_process_seconds", 0) for c in report["cases"]}
+        per_run = {_case_run(c): c.get("case_process_seconds", 0) for c in report["cases"]}
         report["total_seconds"] = sum(per_run.values())
         # Written after every case, so a long run shows its results as it goes.
         out.write_text(json.dumps(report, indent=2, default=str) + "\n")
@@ -713,7 +713,7 @@ def _in_case_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     order = [*(f"parse:{f}" for f in FORMATS), *ALL_FORMATS_CASES, "many_tables", "demo"]
 
     def position(c: dict[str, Any]) -> int:
-        run = c.get("case_run", c["case"])
+        run = _case_run(c)
         return order.index(run) if run in order else len(order)
 
     return sorted(rows, key=position)
@@ -860,11 +860,11 @@ def update_readme(report: dict[str, Any], readme: Path = README, bench_readme: P
     bench_readme.write_text(_replace_block(bench_readme.read_text(), LATEST_MARKERS, latest))
 
 
-def _same_case(row: dict[str, Any], name: str) -> bool:
-    """Whether a report row came from running case ``name`` (``apply`` gives ``apply:scd1:batch1``...,
+def _case_run(row: dict[str, Any]) -> str:
+    """The case whose run produced a report row (``apply`` gives ``apply:scd1:batch1``...,
     ``apply:delta`` gives ``apply:scd1:batch1:delta``..., ``large`` two rows, ``demo`` one): the
     ``case_run`` each row records."""
-    return row.get("case_run", row["case"]) == name
+    return str(row.get("case_run", row["case"]))
 
 
 def render_markdown(report: dict[str, Any]) -> str:
