@@ -19,7 +19,7 @@ import datetime as dt
 import re
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _LINE = re.compile(r"^(?:\x1b\[0m)?(\d\d:\d\d:\d\d\.\d+) \[\w+\s*\] \[([^\]]+)\]: (.*)$")
 _STATEMENT = re.compile(r"^On ([\w.-]+): /\*")
@@ -32,29 +32,30 @@ class Statement:
     and the wall time until the thread's next logged line (``seconds``)."""
 
     node: str
-    sql: str
     line: int
     started: dt.datetime
     status: float | None = None
     seconds: float = 0.0
+    sql_lines: list[str] = field(default_factory=list)
+
+    @property
+    def sql(self) -> str:
+        return " ".join(self.sql_lines)
 
 
 def statements(lines: Iterable[str]) -> list[Statement]:
     """The statements of a dbt log, in log order, each with its wall time (see the module's text)."""
     found: list[Statement] = []
     open_by_thread: dict[str, Statement] = {}
-    reading: Statement | None = None
-    sql: list[str] = []
+    reading: Statement | None = None  # the statement whose SQL lines follow
     for number, raw in enumerate(lines, 1):
         line = raw.rstrip("\n")
         m = _LINE.match(line)
         if m is None:
-            if reading is not None and line.strip() and len(sql) < 3:
-                sql.append(line.strip())
+            if reading is not None and line.strip() and len(reading.sql_lines) < 3:
+                reading.sql_lines.append(line.strip())
             continue
-        if reading is not None:
-            reading.sql = " ".join(sql)
-            reading = None
+        reading = None
         t = dt.datetime.strptime(m.group(1), "%H:%M:%S.%f")
         thread, message = m.group(2).strip(), m.group(3)
         current = open_by_thread.get(thread)
@@ -69,12 +70,9 @@ def statements(lines: Iterable[str]) -> list[Statement]:
             current.seconds = _elapsed(current.started, t)
             del open_by_thread[thread]
         if begun is not None:
-            reading = Statement(node=begun.group(1), sql="", line=number, started=t)
-            sql = []
+            reading = Statement(node=begun.group(1), line=number, started=t)
             found.append(reading)
             open_by_thread[thread] = reading
-    if reading is not None:
-        reading.sql = " ".join(sql)
     return found
 
 
