@@ -44,8 +44,9 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
              'input_relation': input_relation, 'python_code': python_code}) }}
 {%- endmacro %}
 
-{#- The second half: the batch since the watermark, then the storage's strategy (or nothing when the
-    batch is empty), post-hooks; returns the materialization's result. -#}
+{#- The second half: the batch since the watermark, written once (batch_table.sql) when it has
+    changes, then the storage's strategy (or nothing when the batch is empty), post-hooks; returns
+    the materialization's result. -#}
 {% macro _cdc_materialize_apply(run) -%}
   {%- set cfg, target_relation, state = run['cfg'], run['target_relation'], run['state'] -%}
   {%- set consumed = none if cfg['full_refresh'] else state['consumed_through'] -%}
@@ -63,9 +64,12 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
       select 'spark_cdc: no new changes for {{ model['name'] }}' as status
     {%- endcall -%}
   {%- else -%}
+    {#- Columns inferred from the images are resolved first: a mistake they reveal stops the run
+        before anything is written. -#}
     {%- if cfg['infer_columns'] -%}
       {% do spark_cdc._cdc_resolve_columns(cfg, target_relation, state, batch_sql) %}
     {%- endif -%}
+    {%- set batch_sql = spark_cdc._cdc_write_batch(target_relation, batch_sql) -%}
     {%- set batch_sql = spark_cdc._cdc_screen_batch(target_relation, cfg, batch_sql) -%}
     {%- if cfg['file_format'] in spark_cdc._cdc_merge_formats() -%}
       {% do spark_cdc._cdc_strategy_merge(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
@@ -76,6 +80,7 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
       {% do spark_cdc._cdc_strategy_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
       {%- if cfg['full_refresh'] %}{% do spark_cdc._cdc_drop_state_table(target_relation) %}{% do spark_cdc._cdc_drop_parts_tables(target_relation) %}{% endif -%}
     {%- endif -%}
+    {% do spark_cdc._cdc_drop_batch(target_relation) %}
   {%- endif -%}
 
   {{ run_hooks(post_hooks) }}
