@@ -6,9 +6,9 @@ between the two (SIGKILL, an out-of-memory kill, a lost node) leaves a directory
 owns. Spark then refuses every later ``CREATE TABLE ... AS SELECT`` (and ``saveAsTable``) of that
 name with ``LOCATION_ALREADY_EXISTS``: a managed table's location must be empty, and Spark 4 has no
 setting to relax that. Every incremental model's first build, every ``--full-refresh`` and every
-run of the package's own hidden tables (``<model>__cdc_v<N>``, ``__cdc_batch``, ``__cdc_next``)
-writes a table of a name the killed run also wrote, so one kill at the wrong moment would stop the
-model for good, until someone deleted the directory by hand.
+run of the package's own hidden tables (``<model>__cdc_v<N>``, ``__cdc_batch``, ``__cdc_touched``,
+``__cdc_next``) writes a table of a name the killed run also wrote, so one kill at the wrong moment
+would stop the model for good, until someone deleted the directory by hand.
 
 :func:`clear_abandoned_location` is that hand. It runs only after Spark has refused a statement
 with ``LOCATION_ALREADY_EXISTS``, so it costs nothing on a normal run, and it deletes the directory

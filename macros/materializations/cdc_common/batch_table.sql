@@ -14,7 +14,7 @@
     otherwise), dropped at the end of the run; one left by a killed run is dropped by the next. -#}
 {% macro _cdc_write_batch(target_relation, batch_sql) -%}
   {%- set relation = spark_cdc._cdc_batch_relation(target_relation) -%}
-  {% do spark_cdc._cdc_drop_batch(target_relation) %}
+  {% do adapter.drop_relation(relation) %}
   {%- call statement('cdc_batch') -%}
 create table {{ relation }} using {{ spark_cdc.get_config()['file_format'] }} as
 select * from ({{ batch_sql }}) as b
@@ -28,9 +28,3 @@ select * from ({{ batch_sql }}) as b
                                 identifier=target_relation.identifier ~ '__cdc_batch', type='table')) }}
 {%- endmacro %}
 
-{#- Drops the batch work table when it exists. -#}
-{% macro _cdc_drop_batch(target_relation) -%}
-  {%- call statement('cdc_batch_drop') -%}
-drop table if exists {{ spark_cdc._cdc_batch_relation(target_relation) }}
-  {%- endcall -%}
-{%- endmacro %}

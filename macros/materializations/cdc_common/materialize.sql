@@ -80,7 +80,7 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
       {% do spark_cdc._cdc_strategy_rewrite(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
       {%- if cfg['full_refresh'] %}{% do spark_cdc._cdc_drop_state_table(target_relation) %}{% do spark_cdc._cdc_drop_parts_tables(target_relation) %}{% endif -%}
     {%- endif -%}
-    {% do spark_cdc._cdc_drop_batch(target_relation) %}
+    {% do adapter.drop_relation(spark_cdc._cdc_batch_relation(target_relation)) %}
   {%- endif -%}
 
   {{ run_hooks(post_hooks) }}
