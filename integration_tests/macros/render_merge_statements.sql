@@ -1,5 +1,6 @@
 {#- dbt run-operation render_merge_statements: writes the statements the MERGE strategies of
-    cdc_scd1 and cdc_scd2 generate for a small target, and the query counting its rejected changes
+    cdc_scd1 and cdc_scd2 generate for a small target, and the count of its rejected changes over the rows its batch
+    table is written from
     (table <schema>.merge_statements: name, sql), so tests/integration/test_debezium_merge.py can
     hand each to Spark's SQL parser. -#}
 {% macro render_merge_statements() -%}
@@ -15,7 +16,7 @@
                       'meta_column_names': spark_cdc._scd2_default_meta_column_names()} -%}
   {%- set screen_cfg = {'columns': columns, 'key_columns': ['id'], 'partition_by': ['name'], 'cdc_format': 'debezium'} -%}
   {%- set statements = {
-      'screen_count': 'select ' ~ spark_cdc._cdc_rejects_count() ~ ' from (' ~ spark_cdc._cdc_screened_sql(screen_cfg, batch2) ~ ') as s',
+      'screen_count': 'select ' ~ spark_cdc._cdc_rejects_count() ~ ' from (' ~ spark_cdc._cdc_batch_rows_sql(screen_cfg, batch2) ~ ') as s',
       'scd1_create_delta': spark_cdc.cdc_state_table_sql(state, 'delta', ['name'], spark_cdc.scd1_state_sql(batch, none, columns, ['id'], 'debezium')),
       'scd1_touched': 'create or replace temporary view `things__cdc_touched` as ' ~ spark_cdc._cdc_touched_state_sql(batch, state),
       'scd1_merge': spark_cdc.scd1_merge_sql(state, spark_cdc.scd1_merge_source_sql(batch, touched, columns, ['id'], 'debezium'), columns),

@@ -70,11 +70,12 @@ def test_generated_statements_parse_and_merge_has_the_expected_clauses(
         assert scala_list(plan.notMatchedBySourceActions()) == []
 
 
-def test_the_reject_count_parses_each_image_once(project: DbtProject, schema: str) -> None:
-    """The query that counts a batch's rejected changes reads each image through one parse. A filter
-    on the rejects would be pushed below the select that parses the image, and Spark would then
-    inline the parse into the predicate once per check (it did: 70 JSON parses per change); the
-    count is an aggregate, which keeps one."""
+def test_the_batch_checks_parse_each_image_once(project: DbtProject, schema: str) -> None:
+    """The rows a batch table is written from (_cdc_batch_rows_sql) carry `_rejected`, whether a
+    change fails the target's checks, computed through one parse of each image and one of its key:
+    the checks read the parsed members. Were the parse inlined into each check's predicate, Spark
+    would parse an image once per check (a filter pushed below that select did: 70 JSON parses per
+    change). Counted over the rows, `_rejected` finds the three bad changes."""
     project.dbt("run-operation", "render_merge_statements")
     sql = project.rows(f"select sql from `{schema}`.merge_statements where name = 'screen_count'")[0]["sql"]
     spark = project.spark

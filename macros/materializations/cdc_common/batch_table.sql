@@ -10,14 +10,17 @@
     tables a cdc_scd2 run spent 23 s in one CREATE TABLE AS whose own work, over the written batch,
     takes 3 s. The table also makes the run apply exactly the rows its checks saw.
 
+    The table also records whether each change fails the target's checks (`_rejected`, rejects.sql):
+    one pass parses each image for them, and the reject count is a scan of that column.
+
     The table is the package's file_format (parquet unless var('spark_cdc').file_format says
     otherwise), dropped at the end of the run; one left by a killed run is dropped by the next. -#}
-{% macro _cdc_write_batch(target_relation, batch_sql) -%}
+{% macro _cdc_write_batch(target_relation, cfg, batch_sql) -%}
   {%- set relation = spark_cdc._cdc_batch_relation(target_relation) -%}
   {% do adapter.drop_relation(relation) %}
   {%- call statement('cdc_batch') -%}
 create table {{ relation }} using {{ spark_cdc.get_config()['file_format'] }} as
-select * from ({{ batch_sql }}) as b
+{{ spark_cdc._cdc_batch_rows_sql(cfg, batch_sql) }}
   {%- endcall -%}
   {{ return('select * from ' ~ relation) }}
 {%- endmacro %}

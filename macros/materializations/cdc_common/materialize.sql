@@ -53,7 +53,8 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
   {%- set batch_sql = spark_cdc.cdc_batch_sql(run['input_relation'], cfg['source_table'], consumed, cfg['cdc_format'], rebuild_keys=true,
                                               sequence_by=cfg['sequence_by'], apply_truncates=(cfg['truncate_handling'] == 'apply')) -%}
   {#- The probe reads the batch alone: an idle run (most runs of most targets) then pays for no check
-      of the values (_cdc_screen_batch), whose plan is several times larger. -#}
+      of the values (_cdc_batch_rows_sql, in the batch table's write), whose plan is several times
+      larger. -#}
   {%- set probe = run_query('select count(_op), cast(max(_loaded_at) as string) from (' ~ batch_sql ~ ') as b') -%}
   {%- set stats = {'changes': probe[0][0]} -%}
   {%- set consumed_through = probe[0][1] or consumed -%}
@@ -69,7 +70,7 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
     {%- if cfg['infer_columns'] -%}
       {% do spark_cdc._cdc_resolve_columns(cfg, target_relation, state, batch_sql) %}
     {%- endif -%}
-    {%- set batch_sql = spark_cdc._cdc_write_batch(target_relation, batch_sql) -%}
+    {%- set batch_sql = spark_cdc._cdc_write_batch(target_relation, cfg, batch_sql) -%}
     {%- set batch_sql = spark_cdc._cdc_screen_batch(target_relation, cfg, batch_sql) -%}
     {%- if cfg['file_format'] in spark_cdc._cdc_merge_formats() -%}
       {% do spark_cdc._cdc_strategy_merge(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
