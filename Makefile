@@ -38,10 +38,12 @@ LAKEHOUSE_TESTS := tests/integration/test_lakehouse_merge.py tests/integration/t
 	tests/integration/test_apply_reference_formats.py tests/integration/test_side_by_side.py \
 	tests/integration/test_reliability_crash.py tests/integration/test_reliability_schema_drift.py \
 	tests/integration/test_debezium_apply_options.py
-# `make test` runs a short form: the MERGE storage, every example (each format's conformance build)
-# and the reference suite.
-LAKEHOUSE_SHORT := tests/integration/test_lakehouse_merge.py tests/integration/test_examples.py \
-	tests/integration/test_apply_reference_formats.py
+# `make test` runs a short form: the MERGE storage and the reference suite on both formats, and the
+# examples (each format's conformance build) split between them: LAKEHOUSE_EXAMPLES_<format>
+# (examples/debezium_delta, a project on Delta Lake with its own session settings, in the Delta lane).
+LAKEHOUSE_SHORT := tests/integration/test_lakehouse_merge.py tests/integration/test_apply_reference_formats.py
+LAKEHOUSE_EXAMPLES_delta := debezium_delta aurora_dsql ydb
+LAKEHOUSE_EXAMPLES_iceberg := debezium qlik_replicate cockroachdb
 # The reference suite there: Debezium's feed (the one with truncates), few scenarios; make test-long:
 # every feed, 60 scenarios.
 LAKEHOUSE_SCENARIOS ?= 8
@@ -76,18 +78,19 @@ unit: $(STAMP)
 integration: $(STAMP)
 	$(BIN)/pytest tests/integration -q $(XDIST)
 
-# `make test`: the suite on the default Spark line (parquet), then at once each example on Spark 3.5
-# and on 4.3 (parquet) and the lakehouse lanes in short form (LAKEHOUSE_SHORT on real Delta Lake and
-# on real Apache Iceberg, every example among them); make test-lakehouse / make test-long run every
-# lakehouse module. The suite leaves to those lanes the example projects (built there four times,
-# on each other line and format) and to `make bench` / `make test-long` the check of the benchmark
-# workloads, so that each runs once and CI stays under 45 minutes (CONTRIBUTING.md).
+# `make test`: the suite on the default Spark line (parquet), then at once the examples on the other
+# Spark lines (test-other-lines, parquet) and the lakehouse lanes in short form (LAKEHOUSE_SHORT on
+# real Delta Lake and on real Apache Iceberg, the examples split between them); make
+# test-lakehouse / make test-long run every lakehouse module and every example on both. The suite
+# leaves to those lanes the example projects (each built there three times: on Spark 3.5, on another
+# Spark 4 line, on Delta or Iceberg) and to `make bench` / `make test-long` the check of the
+# benchmark workloads, so that each runs once and CI stays near 45 minutes (CONTRIBUTING.md).
 TEST_ELSEWHERE := --ignore=tests/integration/test_examples.py \
 	--ignore=tests/integration/test_benchmark_workloads.py
 test: $(STAMP) lint lakehouse-jars
 	$(BIN)/pytest tests -q $(XDIST) --durations=15 $(TEST_ELSEWHERE)
 	$(MAKE) --no-print-directory -j3 --output-sync=target test-other-lines test-delta test-iceberg \
-	  LAKEHOUSE_TESTS='$(LAKEHOUSE_SHORT)'
+	  LAKEHOUSE_TESTS='$(LAKEHOUSE_SHORT)' LAKEHOUSE_SPLIT_EXAMPLES=1
 
 # The example projects on the other Spark lines, one line at a time (each builds in
 # examples/<format>): every example on Spark 3.5 (its own code path: no VARIANT), and on Spark 4 the
@@ -101,7 +104,7 @@ test-other-lines:
 # Which example projects a line builds: every one unless EXAMPLES names some (examples/<format>).
 EXAMPLE_TEST := tests/integration/test_examples.py
 EXAMPLES ?=
-example_tests = $(if $(EXAMPLES),$(foreach e,$(EXAMPLES),'$(EXAMPLE_TEST)::test_example_builds_to_the_source_state[$(e)]'),$(EXAMPLE_TEST))
+example_tests = $(if $(1),$(foreach e,$(1),'$(EXAMPLE_TEST)::test_example_builds_to_the_source_state[$(e)]'),$(EXAMPLE_TEST))
 EXAMPLES_SPARK40 := debezium aurora_dsql
 EXAMPLES_SPARK43 := qlik_replicate ydb cockroachdb
 
@@ -115,7 +118,8 @@ test-lakehouse: lakehouse-jars
 
 test-delta test-iceberg: lakehouse-jars
 	SPARK_CDC_TABLE_FORMAT=$(@:test-%=%) SPARK_CDC_REFERENCE_SCENARIOS=$(LAKEHOUSE_SCENARIOS) \
-	  SPARK_CDC_REFERENCE_FEEDS='$(LAKEHOUSE_FEEDS)' $(BIN)/pytest $(LAKEHOUSE_TESTS) -q --durations=5
+	  SPARK_CDC_REFERENCE_FEEDS='$(LAKEHOUSE_FEEDS)' $(BIN)/pytest $(LAKEHOUSE_TESTS) \
+	  $(if $(LAKEHOUSE_SPLIT_EXAMPLES),$(call example_tests,$(LAKEHOUSE_EXAMPLES_$(@:test-%=%)))) -q --durations=5
 
 # The edit loop (a few minutes): unit tests, then one build per format (each examples/<format> project).
 test-fast: $(STAMP)
@@ -195,7 +199,7 @@ test-spark40-lakehouse: $(SPARK40_STAMP)
 
 # The example projects on Spark 4.0 (EXAMPLES: some of them); `make test` builds some there.
 test-spark40-examples: $(SPARK40_STAMP)
-	$(SPARK40_ENV) $(SPARK40_VENV)/bin/pytest $(example_tests) -q -n $(PYTEST_WORKERS) --dist load
+	$(SPARK40_ENV) $(SPARK40_VENV)/bin/pytest $(call example_tests,$(EXAMPLES)) -q -n $(PYTEST_WORKERS) --dist load
 
 # `make demo` on Spark 3.5 (its venv: pip install of the package next to pyspark 3.5).
 demo-spark35: $(SPARK35_STAMP)
@@ -214,7 +218,7 @@ $(eval $(call spark_line_venv,spark43,SPARK43_PIP))
 
 test-spark43-examples: $(SPARK43_STAMP)
 	SPARK_CDC_HOME=$(CURDIR)/.spark/spark43 PYSPARK_PYTHON=$(CURDIR)/$(SPARK43_VENV)/bin/python \
-	  $(SPARK43_VENV)/bin/pytest $(example_tests) -q -n $(PYTEST_WORKERS) --dist load
+	  $(SPARK43_VENV)/bin/pytest $(call example_tests,$(EXAMPLES)) -q -n $(PYTEST_WORKERS) --dist load
 
 # Every case at the issue's sizes (each report records its total; benchmarks/README.md); BENCH_ARGS=
 # '--scale 0.01' for a smoke run, '--cases parse:debezium,apply:delta' for some cases. Its own
