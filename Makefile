@@ -165,6 +165,10 @@ define spark_line_venv
 	touch $$@
 endef
 
+# The example projects (EXAMPLES: some of them) in a Spark line's venv ($(1)) with its
+# environment ($(2)).
+spark_line_examples = $(2) $(1)/bin/pytest $(call example_tests,$(EXAMPLES)) -q -n $(PYTEST_WORKERS) --dist load
+
 # The lakehouse lanes in a Spark line's venv ($(1)) with its environment ($(2)), one format after
 # the other.
 spark_line_lakehouse = $(1)/bin/python -m tests.helpers.lakehouse && for f in delta iceberg; do \
@@ -199,14 +203,14 @@ test-spark40-lakehouse: $(SPARK40_STAMP)
 
 # The example projects on Spark 4.0 (EXAMPLES: some of them); `make test` builds some there.
 test-spark40-examples: $(SPARK40_STAMP)
-	$(SPARK40_ENV) $(SPARK40_VENV)/bin/pytest $(call example_tests,$(EXAMPLES)) -q -n $(PYTEST_WORKERS) --dist load
+	$(call spark_line_examples,$(SPARK40_VENV),$(SPARK40_ENV))
 
 # `make demo` on Spark 3.5 (its venv: pip install of the package next to pyspark 3.5).
 demo-spark35: $(SPARK35_STAMP)
 	cd integration_tests && $(SPARK35_ENV) ../$(SPARK35_VENV)/bin/python scripts/demo.py
 
 test-spark35-examples: $(SPARK35_STAMP)
-	$(SPARK35_ENV) $(SPARK35_VENV)/bin/pytest tests/integration/test_examples.py -q -n $(PYTEST_WORKERS) --dist load
+	$(call spark_line_examples,$(SPARK35_VENV),$(SPARK35_ENV))
 
 # The newest Spark line (4.3: parquet / orc, no Delta or Iceberg release for it) in its own venv;
 # `make test` runs each format's example project there (CI's short run on that line).
@@ -217,8 +221,7 @@ SPARK43_PIP := 'pyspark>=4.3,<4.4'
 $(eval $(call spark_line_venv,spark43,SPARK43_PIP))
 
 test-spark43-examples: $(SPARK43_STAMP)
-	SPARK_CDC_HOME=$(CURDIR)/.spark/spark43 PYSPARK_PYTHON=$(CURDIR)/$(SPARK43_VENV)/bin/python \
-	  $(SPARK43_VENV)/bin/pytest $(call example_tests,$(EXAMPLES)) -q -n $(PYTEST_WORKERS) --dist load
+	$(call spark_line_examples,$(SPARK43_VENV),SPARK_CDC_HOME=$(CURDIR)/.spark/spark43 PYSPARK_PYTHON=$(CURDIR)/$(SPARK43_VENV)/bin/python)
 
 # Every case at the issue's sizes (each report records its total; benchmarks/README.md); BENCH_ARGS=
 # '--scale 0.01' for a smoke run, '--cases parse:debezium,apply:delta' for some cases. Its own

@@ -1,8 +1,7 @@
 {#- dbt run-operation render_merge_statements: writes the statements the MERGE strategies of
-    cdc_scd1 and cdc_scd2 generate for a small target, and the count of its rejected changes over the rows its batch
-    table is written from
-    (table <schema>.merge_statements: name, sql), so tests/integration/test_debezium_merge.py can
-    hand each to Spark's SQL parser. -#}
+    cdc_scd1 and cdc_scd2 generate for a small target, and the count of its rejected changes over
+    the rows its batch table is written from (table <schema>.merge_statements: name, sql), so
+    tests/integration/test_debezium_merge.py can hand each to Spark's SQL parser. -#}
 {% macro render_merge_statements() -%}
   {%- set columns = [{'name': 'id', 'data_type': 'int'}, {'name': 'name', 'data_type': 'string'}, {'name': 'weight', 'data_type': 'double'}] -%}
   {%- set view = api.Relation.create(schema=target.schema, identifier='things', type='view') -%}

@@ -8,7 +8,8 @@
     (shaped like cdc_quarantine, which lists them), with the checks each fails, and left out of the
     batch. The rest applies. `batch_sql` reads the batch table. -#}
 {% macro _cdc_screen_batch(target_relation, cfg, batch_sql) -%}
-  {%- if not spark_cdc._cdc_reject_checks(cfg) -%}{{ return(batch_sql) }}{%- endif -%}
+  {%- set checks = spark_cdc._cdc_reject_checks(cfg) -%}
+  {%- if not checks -%}{{ return(batch_sql) }}{%- endif -%}
   {%- set rejected = spark_cdc._cdc_rejected_relation(target_relation) -%}
   {%- if cfg['full_refresh'] and adapter.get_relation(database=rejected.database, schema=rejected.schema, identifier=rejected.identifier) is not none -%}
     {#- The target is rebuilt from the whole stream: so are its rejects. -#}
@@ -31,7 +32,7 @@ select
   current_timestamp() as cdc_loaded_at,
   s._k as key,
   s._seq as seq
-from ({{ spark_cdc._cdc_screened_sql(cfg, 'select * from (' ~ batch_sql ~ ') as b where b._rejected') }}) as s
+from ({{ spark_cdc._cdc_screened_sql(checks, 'select * from (' ~ batch_sql ~ ') as b where b._rejected') }}) as s
 lateral view explode(s._rejects) x as r
   {%- endcall -%}
   {{ return('select * from (' ~ batch_sql ~ ') as s where not s._rejected') }}
@@ -51,12 +52,12 @@ from ({{ spark_cdc._cdc_parsed_images_sql(batch_sql) }}) as b
   {{ return(rows) }}
 {%- endmacro %}
 
-{#- The rejected changes of the batch with `_rejects`, the checks each fails (an array of
-    reason_code and detail, see _cdc_reject_checks). Only for the rows _cdc_screen_batch inserts: the
-    array is built without code generation, per row and check. -#}
-{% macro _cdc_screened_sql(cfg, batch_sql) -%}
+{#- The rejected changes of the batch with `_rejects`, the `checks` (_cdc_reject_checks) each fails
+    (an array of reason_code and detail). Only for the rows _cdc_screen_batch inserts: the array is
+    built without code generation, per row and check. -#}
+{% macro _cdc_screened_sql(checks, batch_sql) -%}
   {%- set screened -%}
-select b.*, {{ spark_cdc._cdc_reject_reasons_sql(spark_cdc._cdc_reject_checks(cfg)) }} as _rejects
+select b.*, {{ spark_cdc._cdc_reject_reasons_sql(checks) }} as _rejects
 from ({{ spark_cdc._cdc_parsed_images_sql(batch_sql) }}) as b
   {%- endset -%}
   {{ return(screened) }}
