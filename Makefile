@@ -45,9 +45,12 @@ LAKEHOUSE_SHORT := tests/integration/test_lakehouse_merge.py tests/integration/t
 LAKEHOUSE_EXAMPLES_delta := debezium_delta aurora_dsql ydb
 LAKEHOUSE_EXAMPLES_iceberg := debezium qlik_replicate cockroachdb
 # The reference suite there: Debezium's feed (the one with truncates), few scenarios; make test-long:
-# every feed, 60 scenarios.
+# every feed, 60 scenarios. The Iceberg lane adds CockroachDB's feed (no partial images, no
+# truncates), whose cdc_scd1 targets take the short statement through MERGE.
 LAKEHOUSE_SCENARIOS ?= 8
 LAKEHOUSE_FEEDS ?= debezium
+LAKEHOUSE_FEEDS_delta = $(LAKEHOUSE_FEEDS)
+LAKEHOUSE_FEEDS_iceberg = $(sort $(LAKEHOUSE_FEEDS) cockroachdb)
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -118,7 +121,7 @@ test-lakehouse: lakehouse-jars
 
 test-delta test-iceberg: lakehouse-jars
 	SPARK_CDC_TABLE_FORMAT=$(@:test-%=%) SPARK_CDC_REFERENCE_SCENARIOS=$(LAKEHOUSE_SCENARIOS) \
-	  SPARK_CDC_REFERENCE_FEEDS='$(LAKEHOUSE_FEEDS)' $(BIN)/pytest $(LAKEHOUSE_TESTS) \
+	  SPARK_CDC_REFERENCE_FEEDS='$(LAKEHOUSE_FEEDS_$(@:test-%=%))' $(BIN)/pytest $(LAKEHOUSE_TESTS) \
 	  $(if $(LAKEHOUSE_SPLIT_EXAMPLES),$(call example_tests,$(LAKEHOUSE_EXAMPLES_$(@:test-%=%)))) -q --durations=5
 
 # The edit loop (a few minutes): unit tests, then one build per format (each examples/<format> project).

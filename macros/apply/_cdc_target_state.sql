@@ -4,14 +4,15 @@
     leaves the previous state intact, and its orphan version table is dropped by the next run. -#}
 
 {% macro _cdc_read_state(relation) -%}
-  {%- set state = {'version': none, 'consumed_through': none, 'owned': false, 'materialization': none} -%}
+  {%- set state = {'version': none, 'consumed_through': none, 'owned': false, 'materialization': none, 'partial_rows': none} -%}
   {%- if relation is none -%}{{ return(state) }}{%- endif -%}
   {%- set props = spark_cdc._cdc_tblproperties(relation) -%}
   {%- if 'spark_cdc.version' in props -%}
     {%- do state.update({'version': props['spark_cdc.version'] | int, 'owned': true}) -%}
   {%- endif -%}
   {%- do state.update({'materialization': props.get('spark_cdc.materialization'),
-                       'consumed_through': props.get('spark_cdc.consumed_through') or none}) -%}
+                       'consumed_through': props.get('spark_cdc.consumed_through') or none,
+                       'partial_rows': (props['spark_cdc.partial_rows'] | int) if 'spark_cdc.partial_rows' in props else none}) -%}
   {{ return(state) }}
 {%- endmacro %}
 

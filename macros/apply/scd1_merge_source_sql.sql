@@ -6,11 +6,11 @@
     changes into one row). A touched key without a next row (a sequence-conflict rebuild that left
     nothing) is removed. Should a key ever appear twice, the query fails (raise_error) instead of
     letting MERGE pick one of them, or fail with a less clear message (dbt-databricks #902). -#}
-{% macro scd1_merge_source_sql(batch_sql, touched_relation, columns, key_columns, cdc_format=none) -%}
-  {{ return(adapter.dispatch('scd1_merge_source_sql', 'spark_cdc')(batch_sql, touched_relation, columns, key_columns, cdc_format)) }}
+{% macro scd1_merge_source_sql(batch_sql, touched_relation, columns, key_columns, cdc_format=none, simple_batch=false) -%}
+  {{ return(adapter.dispatch('scd1_merge_source_sql', 'spark_cdc')(batch_sql, touched_relation, columns, key_columns, cdc_format, simple_batch)) }}
 {%- endmacro %}
 
-{% macro default__scd1_merge_source_sql(batch_sql, touched_relation, columns, key_columns, cdc_format=none) -%}
+{% macro default__scd1_merge_source_sql(batch_sql, touched_relation, columns, key_columns, cdc_format=none, simple_batch=false) -%}
   {%- set q = spark_cdc.quote_identifier -%}
 select
   coalesce(n._cdc_key, o._cdc_key) as _cdc_key,
@@ -23,7 +23,7 @@ select
     else n._cdc_key is null
   end as _cdc_merge_remove
 from (
-  {{ spark_cdc.scd1_state_sql(batch_sql, touched_relation, columns, key_columns, cdc_format) }}
+  {{ spark_cdc.scd1_state_sql(batch_sql, touched_relation, columns, key_columns, cdc_format, simple_batch) }}
 ) as n
 full outer join (select _cdc_key from {{ touched_relation }}) as o
   on n._cdc_key = o._cdc_key

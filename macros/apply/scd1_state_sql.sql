@@ -16,12 +16,18 @@
       a marker row so that older changes of keys not yet seen are refused;
     - a key flagged `_rebuild` (a sequence conflict touched it after it was applied) forgets its
       stored row and is recomputed from the batch, which then carries its whole remaining history.
-    `batch_sql` comes from spark_cdc.cdc_batch_sql(..., rebuild_keys=true). -#}
-{% macro scd1_state_sql(batch_sql, old_relation, columns, key_columns, cdc_format=none) -%}
-  {{ return(adapter.dispatch('scd1_state_sql', 'spark_cdc')(batch_sql, old_relation, columns, key_columns, cdc_format)) }}
+    `batch_sql` comes from spark_cdc.cdc_batch_sql(..., rebuild_keys=true). With `simple_batch`
+    (neither partial images nor truncates in the batch, no column older than its row's last change
+    in the stored rows: _cdc_batch_facts) the same rows come from a shorter statement,
+    _scd1_simple_state_sql. -#}
+{% macro scd1_state_sql(batch_sql, old_relation, columns, key_columns, cdc_format=none, simple_batch=false) -%}
+  {{ return(adapter.dispatch('scd1_state_sql', 'spark_cdc')(batch_sql, old_relation, columns, key_columns, cdc_format, simple_batch)) }}
 {%- endmacro %}
 
-{% macro default__scd1_state_sql(batch_sql, old_relation, columns, key_columns, cdc_format=none) -%}
+{% macro default__scd1_state_sql(batch_sql, old_relation, columns, key_columns, cdc_format=none, simple_batch=false) -%}
+  {%- if simple_batch -%}
+    {{ return(spark_cdc._scd1_simple_state_sql(batch_sql, old_relation, columns, key_columns, cdc_format)) }}
+  {%- endif -%}
   {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
   {%- set value_columns = columns | rejectattr('name', 'in', key_columns) | list %}
 with batch as (

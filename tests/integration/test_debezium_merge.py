@@ -51,8 +51,18 @@ def test_generated_statements_parse_and_merge_has_the_expected_clauses(
         assert "'spark_cdc.consumed_through' = '2024-01-02 00:00:00'" in statements[f"{kind}_view"]
         assert "View" in simple_name(plans[f"{kind}_touched"])  # a temporary view
 
-    for kind, n_columns in (("scd1", SCD1_STATE_COLUMNS), ("scd2", SCD2_STATE_COLUMNS)):
-        plan = plans[f"{kind}_merge"]
+    assert "'spark_cdc.last_batch_simple' = 'true'" in statements["scd1_view"]
+    assert "'spark_cdc.partial_rows' = '0'" in statements["scd1_view"]
+    # The short cdc_scd1 statement reads the batch once and folds no column.
+    assert "__new" in statements["scd1_merge"] and "__new" not in statements["scd1_merge_simple"]
+
+    for name, n_columns in (
+        ("scd1_merge", SCD1_STATE_COLUMNS),
+        ("scd1_merge_simple", SCD1_STATE_COLUMNS),
+        ("scd2_merge", SCD2_STATE_COLUMNS),
+    ):
+        kind = name[:4]
+        plan = plans[name]
         assert simple_name(plan) == "MergeIntoTable", kind
         condition = plan.mergeCondition().toString()
         assert "_cdc_key" in condition

@@ -9,8 +9,9 @@
       kind's view) before rebuilding (cdc_scd1); cdc_scd2 leaves it to its CREATE OR REPLACE VIEW.
       A relation spark_cdc did not build is dropped by both.
     - names_builder: whether the "was not built by" error names the materialization that built it.
-    - apply_config: the cfg entries passed to state_sql and merge_source_sql after (batch, relation).
-    - count_properties: the TBLPROPERTIES of the two counts `counts(cfg)` computes, in order. -#}
+    - apply_config: the cfg entries passed to state_sql and merge_source_sql after (batch, relation)
+      (cdc_scd1's `simple_batch`: set by the run, _cdc_batch_facts).
+    - count_properties: the TBLPROPERTIES of the counts `counts(cfg)` computes, in order. -#}
 {% macro _cdc_kind(kind) -%}
   {%- set apply_config = ['columns', 'key_columns', 'cdc_format'] -%}
   {%- if kind == 'cdc_scd1' -%}
@@ -19,13 +20,13 @@
         'accepts': [none, 'cdc_scd1'],
         'drops_owned_foreign': true,
         'names_builder': false,
-        'apply_config': apply_config,
+        'apply_config': apply_config + ['simple_batch'],
         'state_sql': spark_cdc.scd1_state_sql,
         'merge_source_sql': spark_cdc.scd1_merge_source_sql,
         'merge_sql': spark_cdc.scd1_merge_sql,
         'state_columns': spark_cdc._cdc_scd1_state_columns,
         'counts': spark_cdc._cdc_scd1_counts,
-        'count_properties': ['spark_cdc.current_rows', 'spark_cdc.tombstones'],
+        'count_properties': ['spark_cdc.current_rows', 'spark_cdc.tombstones', 'spark_cdc.partial_rows'],
         'view_sql': spark_cdc._cdc_scd1_view_sql,
     }) }}
   {%- elif kind == 'cdc_scd2' -%}
@@ -53,13 +54,13 @@
 {% macro _cdc_apply_args(cfg) -%}
   {%- set args = [] -%}
   {%- for name in spark_cdc._cdc_kind(cfg['materialization'])['apply_config'] -%}
-    {%- do args.append(cfg[name]) -%}
+    {%- do args.append(cfg.get(name)) -%}
   {%- endfor -%}
   {{ return(args) }}
 {%- endmacro %}
 
-{#- The target's two TBLPROPERTIES counts (the kind's count_properties) over its physical table
-    `relation`, the truncate marker left out: run_query's table of one row of two values. -#}
+{#- The target's TBLPROPERTIES counts (the kind's count_properties) over its physical table
+    `relation`, the truncate marker left out: run_query's table of one row. -#}
 {% macro _cdc_count_rows(relation, cfg) -%}
   {%- set counts = spark_cdc._cdc_kind(cfg['materialization'])['counts'](cfg) -%}
   {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
@@ -67,8 +68,9 @@
 {%- endmacro %}
 
 {#- The TBLPROPERTIES clause of a target view of kind `kind` (cdc_scd1 / cdc_scd2): materialization,
-    version, consumed watermark, invocation, the batch's change count, `extra_properties`, and the
-    kind's two counts (count_properties, from `counts`: _cdc_count_rows's table). -#}
+    version, consumed watermark, invocation, the batch's change count (cdc_scd1: and whether the
+    run took the short statement, _cdc_batch_facts), `extra_properties`, and the kind's counts
+    (count_properties, from `counts`: _cdc_count_rows's table). -#}
 {% macro _cdc_view_properties(kind, new_version, consumed_through, stats, counts, extra_properties) -%}
   {%- set names = spark_cdc._cdc_kind(kind)['count_properties'] -%}
     tblproperties (
@@ -77,10 +79,14 @@
       'spark_cdc.consumed_through' = '{{ consumed_through or "" }}',
       'spark_cdc.last_invocation_id' = '{{ invocation_id }}',
       'spark_cdc.last_batch_changes' = '{{ stats["changes"] }}',
+      {%- if kind == 'cdc_scd1' %}
+      'spark_cdc.last_batch_simple' = '{{ stats.get("simple_batch", false) | lower }}',
+      {%- endif %}
       {%- for k, v in extra_properties.items() %}
       '{{ k }}' = '{{ v }}',
       {%- endfor %}
-      '{{ names[0] }}' = '{{ counts[0][0] }}',
-      '{{ names[1] }}' = '{{ counts[0][1] }}'
+      {%- for name in names %}
+      '{{ name }}' = '{{ counts[0][loop.index0] }}'{{ ',' if not loop.last }}
+      {%- endfor %}
     )
 {%- endmacro %}

@@ -71,7 +71,10 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
       {% do spark_cdc._cdc_resolve_columns(cfg, target_relation, state, batch_sql) %}
     {%- endif -%}
     {%- set batch_sql = spark_cdc._cdc_write_batch(target_relation, cfg, batch_sql) -%}
-    {%- set batch_sql = spark_cdc._cdc_screen_batch(target_relation, cfg, batch_sql) -%}
+    {%- set facts = spark_cdc._cdc_batch_facts(cfg, state, batch_sql) -%}
+    {%- set batch_sql = spark_cdc._cdc_screen_batch(target_relation, cfg, batch_sql, facts) -%}
+    {%- do cfg.update({'simple_batch': facts['simple']}) -%}
+    {%- do stats.update({'simple_batch': facts['simple']}) -%}
     {%- if cfg['file_format'] in spark_cdc._cdc_merge_formats() -%}
       {% do spark_cdc._cdc_strategy_merge(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
       {%- if cfg['full_refresh'] %}{% do spark_cdc._cdc_drop_parts_tables(target_relation) %}{% endif -%}
@@ -99,4 +102,32 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
       set spark.sql.analyzer.maxIterations = 1000
     {%- endcall -%}
   {%- endif -%}
+{%- endmacro %}
+
+{#- What the run needs to know about its written batch, from one query over the batch table:
+    `rejected`, how many changes fail the target's checks (_cdc_screen_batch), and `simple`, whether
+    the run can apply the batch with the short cdc_scd1 statement (_scd1_simple_state_sql). That is
+    decided once per run: a cdc_scd1 target written from scratch or whose stored rows hold no column
+    older than their last change (the view's spark_cdc.partial_rows is 0; unknown on a target
+    written before that count existed), and a batch without truncates and partial images (upserts
+    whose present_columns leave out one of the target's value columns: CockroachDB lists them for
+    every change). -#}
+{% macro _cdc_batch_facts(cfg, state, batch_sql) -%}
+  {%- set counts = {} -%}
+  {%- if spark_cdc._cdc_reject_checks(cfg) -%}
+    {%- do counts.update({'rejected': spark_cdc._cdc_rejects_count()}) -%}
+  {%- endif -%}
+  {%- if cfg['materialization'] == 'cdc_scd1' and (cfg['full_refresh'] or state['version'] is none or state['partial_rows'] == 0) -%}
+    {%- set names = [] -%}
+    {%- for c in cfg['columns'] if c.name not in cfg['key_columns'] -%}{%- do names.append(spark_cdc._sql_string(c.name)) -%}{%- endfor -%}
+    {%- set partial = "s._present is not null and s._op != 'delete' and exists(array(" ~ names | join(', ') ~ "), c -> not array_contains(s._present, c))" if names else 'false' -%}
+    {%- do counts.update({'complex': "count_if(s._op = 'truncate' or (" ~ partial ~ "))"}) -%}
+  {%- endif -%}
+  {%- set facts = {'rejected': 0, 'simple': false} -%}
+  {%- if counts -%}
+    {%- set row = run_query('select ' ~ counts.values() | join(', ') ~ ' from (' ~ batch_sql ~ ') as s')[0] -%}
+    {%- for name in counts -%}{%- do facts.update({name: row[loop.index0]}) -%}{%- endfor -%}
+    {%- do facts.update({'simple': facts.get('complex') == 0}) -%}
+  {%- endif -%}
+  {{ return(facts) }}
 {%- endmacro %}

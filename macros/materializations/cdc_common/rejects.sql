@@ -6,8 +6,9 @@
     (`_rejected`, _cdc_batch_rows_sql); each run with changes counts them there (a scan of that
     column). When there are any, they are appended to the target's hidden table `<model>__cdc_rejected`
     (shaped like cdc_quarantine, which lists them), with the checks each fails, and left out of the
-    batch. The rest applies. `batch_sql` reads the batch table. -#}
-{% macro _cdc_screen_batch(target_relation, cfg, batch_sql) -%}
+    batch. The rest applies. `batch_sql` reads the batch table. The count comes with the other facts
+    the run needs about its batch in one query (_cdc_batch_facts); `facts` is its result. -#}
+{% macro _cdc_screen_batch(target_relation, cfg, batch_sql, facts) -%}
   {%- set checks = spark_cdc._cdc_reject_checks(cfg) -%}
   {%- if not checks -%}{{ return(batch_sql) }}{%- endif -%}
   {%- set rejected = spark_cdc._cdc_rejected_relation(target_relation) -%}
@@ -15,8 +16,7 @@
     {#- The target is rebuilt from the whole stream: so are its rejects. -#}
     {%- call statement('cdc_rejects') -%}truncate table {{ rejected }}{%- endcall -%}
   {%- endif -%}
-  {%- set found = run_query('select ' ~ spark_cdc._cdc_rejects_count() ~ ' from (' ~ batch_sql ~ ') as s')[0][0] -%}
-  {%- if found == 0 -%}{{ return(batch_sql) }}{%- endif -%}
+  {%- if facts['rejected'] == 0 -%}{{ return(batch_sql) }}{%- endif -%}
   {% do spark_cdc._cdc_create_rejected_table(rejected) %}
   {%- call statement('cdc_rejects') -%}
 insert into {{ rejected }}

@@ -3,7 +3,7 @@
     versioned rewrite does. Plan, crash safety and garbage collection: cdc_common/partition_storage.sql.
     Unpartitioned parquet/orc targets stay on strategy_rewrite.sql (a partition is the unit a
     metastore can switch atomically; without partitions the unit is the table, i.e. a new version).
-    The two counts the view records (the kind's count_properties, cdc_common/kind.sql) are carried
+    The counts the view records (the kind's count_properties, cdc_common/kind.sql) are carried
     forward by the rewritten partitions' deltas, recounted over the whole table after a recovery or
     when the view lacks them. -#}
 {% macro _cdc_strategy_partitions(target_relation, state, cfg, batch_sql, consumed_through, stats) -%}
@@ -22,13 +22,12 @@
                                                    k['state_columns'](cfg['columns']), k['counts'](cfg)) -%}
     {%- set rewritten = result['rewritten'] -%}
     {%- set plan = result['plan'] -%}
-    {%- set before = [spark_cdc._cdc_view_number(target_relation, k['count_properties'][0]),
-                      spark_cdc._cdc_view_number(target_relation, k['count_properties'][1])] -%}
-    {%- if recovered or none in before -%}
-      {%- set counts = spark_cdc._cdc_count_rows(parts, cfg) -%}
-    {%- else -%}
-      {%- set counts = [[before[0] + result['delta'][0], before[1] + result['delta'][1]]] -%}
-    {%- endif -%}
+    {%- set before, after = [], [] -%}
+    {%- for name in k['count_properties'] -%}
+      {%- do before.append(spark_cdc._cdc_view_number(target_relation, name)) -%}
+      {%- do after.append(before[-1] + result['delta'][loop.index0] if before[-1] is not none else none) -%}
+    {%- endfor -%}
+    {%- set counts = spark_cdc._cdc_count_rows(parts, cfg) if recovered or none in before else [after] -%}
   {%- endif -%}
 
   {%- call statement('cdc_swap') -%}

@@ -1,11 +1,13 @@
 {#- The cdc_scd1 pieces the shared body and strategies (cdc_common/kind.sql) take: the target view
-    and the two counts its TBLPROPERTIES record. -#}
+    and the counts its TBLPROPERTIES record. -#}
 
-{#- The two counts the target's TBLPROPERTIES record (spark_cdc.current_rows, spark_cdc.tombstones),
-    as aggregates over its physical table (the truncate marker excluded by the caller): rows not
-    deleted and the hidden tombstones of deleted keys. -#}
+{#- The counts the target's TBLPROPERTIES record (spark_cdc.current_rows, spark_cdc.tombstones,
+    spark_cdc.partial_rows), as aggregates over its physical table (the truncate marker excluded by
+    the caller): rows not deleted, the hidden tombstones of deleted keys, and rows holding a column
+    older than their last change (a later batch can only take the short statement,
+    _scd1_simple_state_sql, while there are none). -#}
 {% macro _cdc_scd1_counts(cfg) -%}
-  {{ return(['count_if(not _cdc_deleted)', 'count_if(_cdc_deleted)']) }}
+  {{ return(['count_if(not _cdc_deleted)', 'count_if(_cdc_deleted)', 'count_if(cardinality(_cdc_col_ords) > 0)']) }}
 {%- endmacro %}
 
 {#- The target view over physical table `new_relation` (a version table, or the MERGE state table),

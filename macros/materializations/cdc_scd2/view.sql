@@ -1,5 +1,5 @@
 {#- The cdc_scd2 pieces the shared body and strategies (cdc_common/kind.sql) take: the target view
-    and the two counts its TBLPROPERTIES record. -#}
+    and the counts its TBLPROPERTIES record. -#}
 
 {#- The two counts the target's TBLPROPERTIES record, as aggregates over its physical table (the
     truncate marker excluded by the caller): versions the view shows (with delete_handling
