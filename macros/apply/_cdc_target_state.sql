@@ -1,12 +1,15 @@
 {#- A CDC target is a view over a versioned physical table (<model>__cdc_v<N>). The view's
     TBLPROPERTIES hold the version and the change-stream watermark it has consumed, so swapping the
     view (one metastore operation) commits data and watermark together: a run killed before the swap
-    leaves the previous state intact, and its orphan version table is dropped by the next run. -#}
+    leaves the previous state intact, and its orphan version table is dropped by the next run.
+    _cdc_read_state reads them once per run: the values the run needs, and every property as text
+    (`properties`, e.g. the counts the previous run recorded). -#}
 
 {% macro _cdc_read_state(relation) -%}
-  {%- set state = {'version': none, 'consumed_through': none, 'owned': false, 'materialization': none, 'partial_rows': none} -%}
+  {%- set state = {'version': none, 'consumed_through': none, 'owned': false, 'materialization': none, 'partial_rows': none, 'properties': {}} -%}
   {%- if relation is none -%}{{ return(state) }}{%- endif -%}
   {%- set props = spark_cdc._cdc_tblproperties(relation) -%}
+  {%- do state.update({'properties': props}) -%}
   {%- if 'spark_cdc.version' in props -%}
     {%- do state.update({'version': props['spark_cdc.version'] | int, 'owned': true}) -%}
   {%- endif -%}

@@ -54,7 +54,7 @@
 {% macro _cdc_apply_args(cfg) -%}
   {%- set args = [] -%}
   {%- for name in spark_cdc._cdc_kind(cfg['materialization'])['apply_config'] -%}
-    {%- do args.append(cfg.get(name)) -%}
+    {%- do args.append(cfg[name]) -%}
   {%- endfor -%}
   {{ return(args) }}
 {%- endmacro %}

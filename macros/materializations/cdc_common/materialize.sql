@@ -105,7 +105,8 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
 {%- endmacro %}
 
 {#- What the run needs to know about its written batch, from one query over the batch table:
-    `rejected`, how many changes fail the target's checks (_cdc_screen_batch), and `simple`, whether
+    `rejected`, how many changes fail the target's `checks` (_cdc_reject_checks, built once here for
+    _cdc_screen_batch), and `simple`, whether
     the run can apply the batch with the short cdc_scd1 statement (_scd1_simple_state_sql). That is
     decided once per run: a cdc_scd1 target written from scratch or whose stored rows hold no column
     older than their last change (the view's spark_cdc.partial_rows is 0; unknown on a target
@@ -113,8 +114,9 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
     whose present_columns leave out one of the target's value columns: CockroachDB lists them for
     every change). -#}
 {% macro _cdc_batch_facts(cfg, state, batch_sql) -%}
+  {%- set checks = spark_cdc._cdc_reject_checks(cfg) -%}
   {%- set counts = {} -%}
-  {%- if spark_cdc._cdc_reject_checks(cfg) -%}
+  {%- if checks -%}
     {%- do counts.update({'rejected': spark_cdc._cdc_rejects_count()}) -%}
   {%- endif -%}
   {%- if cfg['materialization'] == 'cdc_scd1' and (cfg['full_refresh'] or state['version'] is none or state['partial_rows'] == 0) -%}
@@ -123,7 +125,7 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
     {%- set partial = "s._present is not null and s._op != 'delete' and exists(array(" ~ names | join(', ') ~ "), c -> not array_contains(s._present, c))" if names else 'false' -%}
     {%- do counts.update({'complex': "count_if(s._op = 'truncate' or (" ~ partial ~ "))"}) -%}
   {%- endif -%}
-  {%- set facts = {'rejected': 0, 'simple': false} -%}
+  {%- set facts = {'checks': checks, 'rejected': 0, 'simple': false} -%}
   {%- if counts -%}
     {%- set row = run_query('select ' ~ counts.values() | join(', ') ~ ' from (' ~ batch_sql ~ ') as s')[0] -%}
     {%- for name in counts -%}{%- do facts.update({name: row[loop.index0]}) -%}{%- endfor -%}

@@ -340,11 +340,3 @@ url_decode(replace(regexp_replace({{ alias }}._metadata.file_path, '/[^/]*$', ''
   {% do spark_cdc._cdc_parts_collect_garbage(parts, plan) %}
   {% do adapter.drop_relation(spark_cdc._cdc_parts_relation(target_relation, 'stage')) %}
 {%- endmacro %}
-
-{#- A numeric TBLPROPERTY of the target view (the counts the previous run recorded). -#}
-{% macro _cdc_view_number(target_relation, name) -%}
-  {%- for row in run_query('show tblproperties ' ~ target_relation) if row[0] == name -%}
-    {{ return(row[1] | int) }}
-  {%- endfor -%}
-  {{ return(none) }}
-{%- endmacro %}

@@ -9,7 +9,7 @@
     batch. The rest applies. `batch_sql` reads the batch table. The count comes with the other facts
     the run needs about its batch in one query (_cdc_batch_facts); `facts` is its result. -#}
 {% macro _cdc_screen_batch(target_relation, cfg, batch_sql, facts) -%}
-  {%- set checks = spark_cdc._cdc_reject_checks(cfg) -%}
+  {%- set checks = facts['checks'] -%}
   {%- if not checks -%}{{ return(batch_sql) }}{%- endif -%}
   {%- set rejected = spark_cdc._cdc_rejected_relation(target_relation) -%}
   {%- if cfg['full_refresh'] and adapter.get_relation(database=rejected.database, schema=rejected.schema, identifier=rejected.identifier) is not none -%}

@@ -4,8 +4,9 @@
     Unpartitioned parquet/orc targets stay on strategy_rewrite.sql (a partition is the unit a
     metastore can switch atomically; without partitions the unit is the table, i.e. a new version).
     The counts the view records (the kind's count_properties, cdc_common/kind.sql) are carried
-    forward by the rewritten partitions' deltas, recounted over the whole table after a recovery or
-    when the view lacks them. -#}
+    forward by the rewritten partitions' deltas from the values the view held when the run began
+    (state['properties']), recounted over the whole table after a recovery or when the view lacks
+    them. -#}
 {% macro _cdc_strategy_partitions(target_relation, state, cfg, batch_sql, consumed_through, stats) -%}
   {%- set k = spark_cdc._cdc_kind(cfg['materialization']) -%}
   {%- set args = spark_cdc._cdc_apply_args(cfg) -%}
@@ -24,7 +25,7 @@
     {%- set plan = result['plan'] -%}
     {%- set before, after = [], [] -%}
     {%- for name in k['count_properties'] -%}
-      {%- do before.append(spark_cdc._cdc_view_number(target_relation, name)) -%}
+      {%- do before.append((state['properties'][name] | int) if name in state['properties'] else none) -%}
       {%- do after.append(before[-1] + result['delta'][loop.index0] if before[-1] is not none else none) -%}
     {%- endfor -%}
     {%- set counts = spark_cdc._cdc_count_rows(parts, cfg) if recovered or none in before else [after] -%}
