@@ -7,7 +7,11 @@
     Every version row keeps the changes it was built from (`_cdc_changes`), so history is never
     patched, it is recomputed: for each key the batch touches (every key when the batch brings a
     truncate), the stored changes and the new ones are replayed in `seq` order; other keys are
-    copied as they are. Hence:
+    copied as they are. A key's replay starts at its last stored version that opens before the
+    batch's first change of the key with a whole image (`starts`): the versions before it cannot
+    change, so they are copied too, and a key with a long history replays only its recent part.
+    With a truncate stored or in the batch, or a key rebuilt after a sequence conflict, the whole
+    history of the key is replayed. Hence:
     - arrival order and batch boundaries do not matter; a late change older than ones already
       applied is slotted into its place (splitting the version it falls into);
     - an identical redelivery counts once;
@@ -35,7 +39,7 @@ with batch as (
 
 {{ spark_cdc._scd2_old_sql(old_relation, columns) }},
 
-{{ spark_cdc._scd2_touched_sql(marker) }},
+{{ spark_cdc._scd2_touched_sql(marker, value_columns) }},
 
 {{ spark_cdc._scd2_timeline_sql() }},
 
@@ -91,7 +95,7 @@ old as (
 
 {#- scd2_state_sql, step: the batch's changes, the truncates, and the keys to recompute (`touched`)
     with every change they have (`key_changes`). -#}
-{% macro _scd2_touched_sql(marker) -%}
+{% macro _scd2_touched_sql(marker, value_columns) -%}
 batch_changes as (
   select _k, {{ spark_cdc._scd2_change_struct() }} as c
   from batch
@@ -133,16 +137,49 @@ touched as (
   where t.n > 0 and o._cdc_key != {{ marker }}
 ),
 
+starts as (
+  {{ spark_cdc._scd2_starts_sql(value_columns) }}
+),
+
+replays as (
+  select t._k, s._start from touched as t left join starts as s on t._k = s._k
+),
+
 key_changes as (
   select o._cdc_key as _k, c
   from old as o
-  left semi join touched as t on o._cdc_key = t._k
+  join replays as p on o._cdc_key = p._k
   left anti join conflict_rebuilds as r on o._cdc_key = r._k
   lateral view explode(o._cdc_changes) e as c
-  where o._cdc_key != {{ marker }}
+  where o._cdc_key != {{ marker }} and (p._start is null or struct(c._ord, c._arrival) >= p._start)
   union all
   select _k, c from batch_changes where c._op != 'truncate'
 )
+{%- endmacro %}
+
+{#- scd2_state_sql, step: where the replay of each key the batch touches starts (`_k`, `_start`:
+    the position of its first replayed change; a key without a row replays every stored change).
+    A stored version is a start when it opens (its first change, `_cdc_changes` in order) before
+    the batch's first change of the key and that opening change is an upsert with every value
+    column in its image: the fold gives the same versions from there on whatever came before (a
+    whole image carries nothing over, a version's first change always opens), and the versions
+    before it stay as they are, the batch's changes all coming after them. A truncate, stored (the
+    marker row) or in the batch, replays every key from the start: it closes versions across keys.
+    No subquery expressions (EXISTS, IN): Delta Lake's MERGE fails ("Table does not support reads")
+    when its source reads the target inside one. -#}
+{% macro _scd2_starts_sql(value_columns) -%}
+  {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
+  {%- set names = [] -%}
+  {%- for c in value_columns -%}{%- do names.append(spark_cdc._sql_string(c.name)) -%}{%- endfor -%}
+  {%- set whole = ('h.f._present is null or forall(array(' ~ (names | join(', ')) ~ '), x -> array_contains(h.f._present, x))') if names else 'true' %}
+select h._cdc_key as _k, max(struct(h.f._ord, h.f._arrival)) as _start
+from (select _cdc_key, _cdc_is_deleted, try_element_at(_cdc_changes, 1) as f from old where _cdc_key != {{ marker }}) as h
+join (select _k, min(_ord) as _p from batch where _op not in ('truncate', 'rebuild') group by _k) as b on h._cdc_key = b._k
+left anti join (select _k from batch where _op = 'rebuild') as r on h._cdc_key = r._k
+cross join (select count(*) as n from old where _cdc_key = {{ marker }}) as m
+cross join (select count(*) as n from batch where _op = 'truncate') as tr
+where not h._cdc_is_deleted and h.f._ord < b._p and ({{ whole }}) and m.n = 0 and tr.n = 0
+group by h._cdc_key
 {%- endmacro %}
 
 {#- scd2_state_sql, step: each touched key's changes deduplicated and in order, with the truncates
@@ -331,14 +368,15 @@ recomputed as (
 )
 {%- endmacro %}
 
-{#- scd2_state_sql, step: the untouched stored rows, the recomputed ones and the truncate marker. -#}
+{#- scd2_state_sql, step: the stored rows not replayed, the recomputed ones and the truncate marker. -#}
 {% macro _scd2_final_select_sql(columns, marker) -%}
   {%- set q = spark_cdc.quote_identifier -%}
   {%- set seq_type = 'struct<s1: decimal(38,0), s2: decimal(38,0), s3: decimal(38,0)>' -%}
 select o.*
 from old as o
-left anti join touched as t on o._cdc_key = t._k
+left join replays as p on o._cdc_key = p._k
 where o._cdc_key != {{ marker }}
+  and (p._k is null or struct(try_element_at(o._cdc_changes, 1)._ord, try_element_at(o._cdc_changes, 1)._arrival) < p._start)
 union all
 select * from recomputed
 union all
