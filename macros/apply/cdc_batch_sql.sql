@@ -201,3 +201,17 @@ Fix: use an integer, decimal(p,0), date or timestamp column (cast it in the mode
 {% macro _sequence_by_tie_error(source_table, sequence_by) -%}
   {{- return("spark_cdc: model '" ~ model['name'] ~ "' has two different changes of one key with the same sequence_by value (" ~ (sequence_by | join(', ')) ~ ")" ~ (" for source table '" ~ source_table ~ "'" if source_table else "") ~ ": they cannot be ordered, and applying either would silently drop the other; nothing was written. Fix: add a column to sequence_by that tells a key's changes apart (e.g. a commit sequence or event id), or remove sequence_by to order by the canonical seq (where such pairs are quarantined as sequence_conflict).") -}}
 {%- endmacro %}
+
+{#- SQL boolean: a change whose `present` (its _present: the columns its image carries, null when it
+    carries all) leaves out one of `value_columns` (the target's non-key columns: [{name}]), i.e. a
+    partial image. The short cdc_scd1 statement and the start of a cdc_scd2 replay both need images
+    without one. -#}
+{% macro _cdc_lacks_value_column(present, value_columns) -%}
+  {%- set names = [] -%}
+  {%- for c in value_columns -%}{%- do names.append(spark_cdc._sql_string(c.name)) -%}{%- endfor -%}
+  {%- if names -%}
+  ({{ present }} is not null and exists(array({{ names | join(', ') }}), c -> not array_contains({{ present }}, c)))
+  {%- else -%}
+  false
+  {%- endif -%}
+{%- endmacro %}

@@ -164,21 +164,19 @@ key_changes as (
     column in its image: the fold gives the same versions from there on whatever came before (a
     whole image carries nothing over, a version's first change always opens), and the versions
     before it stay as they are, the batch's changes all coming after them. A truncate, stored (the
-    marker row) or in the batch, replays every key from the start: it closes versions across keys.
+    marker row) or in the batch (`truncates`), replays every key from the start: it closes versions
+    across keys.
     No subquery expressions (EXISTS, IN): Delta Lake's MERGE fails ("Table does not support reads")
     when its source reads the target inside one. -#}
 {% macro _scd2_starts_sql(value_columns) -%}
   {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
-  {%- set names = [] -%}
-  {%- for c in value_columns -%}{%- do names.append(spark_cdc._sql_string(c.name)) -%}{%- endfor -%}
-  {%- set whole = ('h.f._present is null or forall(array(' ~ (names | join(', ')) ~ '), x -> array_contains(h.f._present, x))') if names else 'true' %}
 select h._cdc_key as _k, max(struct(h.f._ord, h.f._arrival)) as _start
 from (select _cdc_key, _cdc_is_deleted, try_element_at(_cdc_changes, 1) as f from old where _cdc_key != {{ marker }}) as h
-join (select _k, min(_ord) as _p from batch where _op not in ('truncate', 'rebuild') group by _k) as b on h._cdc_key = b._k
-left anti join (select _k from batch where _op = 'rebuild') as r on h._cdc_key = r._k
-cross join (select count(*) as n from old where _cdc_key = {{ marker }}) as m
-cross join (select count(*) as n from batch where _op = 'truncate') as tr
-where not h._cdc_is_deleted and h.f._ord < b._p and ({{ whole }}) and m.n = 0 and tr.n = 0
+join (select _k, min(c._ord) as _p from batch_changes where c._op != 'truncate' group by _k) as b on h._cdc_key = b._k
+left anti join conflict_rebuilds as r on h._cdc_key = r._k
+cross join (select count(*) as n from truncates) as tr
+where not h._cdc_is_deleted and h.f._ord < b._p and tr.n = 0
+  and not {{ spark_cdc._cdc_lacks_value_column('h.f._present', value_columns) }}
 group by h._cdc_key
 {%- endmacro %}
 

@@ -339,28 +339,21 @@ def test_a_touched_key_replays_from_its_last_whole_version_before_the_batch(
     spark.sql(f"drop table `{schema}`.altered")
     rocks = "box of assorted rocks"
 
-    land_messages(
-        project.spark,
-        f"{schema}_raw",
-        "debezium",
-        [envelope("u", 34500000, product(107, "rocks", rocks, 5.0))],
-    )
-    project.dbt(*RUN)
-    assert of(versions(project, schema), 107) == [
+    def update_rocks(lsn: int, weight: float) -> list[Version]:
+        """Land an update of 107 at `lsn` (a whole image), build, and return 107's versions."""
+        update = envelope("u", lsn, product(107, "rocks", rocks, weight))
+        land_messages(project.spark, f"{schema}_raw", "debezium", [update])
+        project.dbt(*RUN)
+        return of(versions(project, schema), 107)
+
+    assert update_rocks(34500000, 5.0) == [
         (107, "rocks", rocks, 99.0, SNAP, 34132200, False, False, "snapshot"),  # copied as it was
         (107, "rocks", rocks, 5.1, 34132200, 34500000, False, False, "update"),
         (107, "rocks", rocks, 5.0, 34500000, None, True, False, "update"),
     ]
     assert [v for v in versions(project, schema) if v[0] != 107] == [v for v in IN_ORDER if v[0] != 107]
 
-    land_messages(
-        project.spark,
-        f"{schema}_raw",
-        "debezium",
-        [envelope("u", 34100000, product(107, "rocks", rocks, 5.2))],
-    )
-    project.dbt(*RUN)
-    assert of(versions(project, schema), 107) == [
+    assert update_rocks(34100000, 5.2) == [
         (107, "rocks", rocks, 5.3, SNAP, 34100000, False, False, "snapshot"),  # replayed
         (107, "rocks", rocks, 5.2, 34100000, 34132200, False, False, "update"),
         (107, "rocks", rocks, 5.1, 34132200, 34500000, False, False, "update"),

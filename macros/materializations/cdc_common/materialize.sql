@@ -120,9 +120,8 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
     {%- do counts.update({'rejected': spark_cdc._cdc_rejects_count()}) -%}
   {%- endif -%}
   {%- if cfg['materialization'] == 'cdc_scd1' and (cfg['full_refresh'] or state['version'] is none or state['partial_rows'] == 0) -%}
-    {%- set names = [] -%}
-    {%- for c in cfg['columns'] if c.name not in cfg['key_columns'] -%}{%- do names.append(spark_cdc._sql_string(c.name)) -%}{%- endfor -%}
-    {%- set partial = "s._present is not null and s._op != 'delete' and exists(array(" ~ names | join(', ') ~ "), c -> not array_contains(s._present, c))" if names else 'false' -%}
+    {%- set value_columns = cfg['columns'] | rejectattr('name', 'in', cfg['key_columns']) | list -%}
+    {%- set partial = "s._op != 'delete' and " ~ spark_cdc._cdc_lacks_value_column('s._present', value_columns) -%}
     {%- do counts.update({'complex': "count_if(s._op = 'truncate' or (" ~ partial ~ "))"}) -%}
   {%- endif -%}
   {%- set facts = {'checks': checks, 'rejected': 0, 'simple': false} -%}
