@@ -39,3 +39,29 @@ def test_sql_mask_decoder_equals_the_python_reference(project: DbtProject) -> No
     mismatches = {i: (masks[i], got[i], expected[i]) for i in expected if got[i] != expected[i]}
     assert not mismatches
     assert sum(len(v or []) for v in expected.values()) > 10_000
+
+
+def test_masked_column_names_by_lookup_equal_a_scan_of_the_columns(project: DbtProject) -> None:
+    """_qlik_names_of_ordinals over a version's ordinal table (_qlik_ordinal_names) names the
+    columns whose ordinals a mask sets, as a scan of the columns does: compact ordinals (the table)
+    and sparse ones (no table, the scan), ordinals past the last column, and a column missing."""
+    versions = {
+        "compact": [(1, "id"), (2, "name"), (3, "qty"), (5, "note")],
+        "sparse": [(1, "id"), (900, "far")],
+    }
+    masks = {"compact": [1, 3, 4, 5, 9], "sparse": [1, 2, 900, 901]}
+    rows = []
+    for name, cols in versions.items():
+        columns = ", ".join(f"named_struct('ordinal', {o}, 'name', '{n}')" for o, n in cols)
+        ordinals = ", ".join(str(o) for o in masks[name])
+        rows.append(f"select '{name}' as v, array({columns}) as columns, array({ordinals}) as ordinals")
+    table = "{{ spark_cdc._qlik_ordinal_names('columns') }}"
+    md = f"named_struct('columns', columns, 'ordinal_names', {table}) as md"
+    sql = (
+        "select v, {{ spark_cdc._qlik_names_of_ordinals('md', 'ordinals') }} as names,"
+        " md.ordinal_names is not null as has_table"
+        f" from (select v, ordinals, {md} from ({' union all '.join(rows)}))"
+    )
+    compiled = project.dbt("compile", "--inline", sql, "--quiet").result.results[0].node.compiled_code
+    got = {r["v"]: (list(r["names"]), r["has_table"]) for r in project.rows(compiled)}
+    assert got == {"compact": (["id", "qty", "note"], True), "sparse": (["id", "far"], False)}

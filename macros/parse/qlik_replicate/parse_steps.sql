@@ -354,20 +354,26 @@ struct<magic: string, type: string, messageSchemaId: string, message: struct<{{ 
 {%- endmacro %}
 
 {#- SQL expression: a table version's column names by ordinal (element o is the name of the column
-    whose ordinal is o, null where none is), up to the highest ordinal a mask can set
-    (max_mask_hex_digits * 4). Built once per table version, so that a message's masked columns are
-    array lookups (_qlik_names_of_ordinals), not a scan of the version's columns per column: that
-    array_contains per column was a fifth of the profile samples of Qlik's main stage. -#}
+    whose ordinal is o, null where none is). Built once per table version, so that a message's
+    masked columns are array lookups (_qlik_names_of_ordinals), not a scan of the version's columns
+    per column: that array_contains per column was a fifth of the profile samples of Qlik's main
+    stage. Null when the ordinals are sparse (the highest over 4 × the column count + 64): every
+    data message carries its version, so the table stays about as large as the columns. -#}
 {% macro _qlik_ordinal_names(columns_expr) -%}
-  {%- set max_mask_digits = spark_cdc.format_config('qlik_replicate').get('max_mask_hex_digits', 4096) | int -%}
-  transform(sequence(1, least(array_max(transform({{ columns_expr }}, c -> c.ordinal)), {{ max_mask_digits * 4 }})),
-            o -> try_element_at(filter({{ columns_expr }}, c -> c.ordinal = o), 1).name)
+  case when array_max(transform({{ columns_expr }}, c -> c.ordinal)) <= 4 * size({{ columns_expr }}) + 64 then
+    transform(sequence(1, array_max(transform({{ columns_expr }}, c -> c.ordinal))),
+              o -> try_element_at(filter({{ columns_expr }}, c -> c.ordinal = o), 1).name)
+  end
 {%- endmacro %}
 
 {#- SQL expression: the names of the columns of table version `md_expr` (a _qlik_known_versions
-    version) whose ordinals are in `ordinals_expr`, in the order of the ordinals. -#}
+    version) whose ordinals are in `ordinals_expr` (ascending), in ordinal order; by the scan of
+    its columns when the version has no ordinal table. -#}
 {% macro _qlik_names_of_ordinals(md_expr, ordinals_expr) -%}
-  array_compact(transform({{ ordinals_expr }}, o -> try_element_at({{ md_expr }}.ordinal_names, o)))
+  case when {{ md_expr }}.ordinal_names is not null
+       then array_compact(transform({{ ordinals_expr }}, o -> try_element_at({{ md_expr }}.ordinal_names, o)))
+       else transform(filter({{ md_expr }}.columns, c -> array_contains({{ ordinals_expr }}, c.ordinal)), c -> c.name)
+  end
 {%- endmacro %}
 
 {#- SQL boolean: a metadata message's columns are usable (non-empty, ordinals distinct and positive). -#}
