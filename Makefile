@@ -148,7 +148,7 @@ test-matrix: $(STAMP)
 # The Spark 3.5 lane (README, Supported runtimes): its own venv with pyspark 3.5 (numpy<2 and
 # pyarrow<=24, which pyspark 3.5 needs). test-spark35: the unit tests, each format's example project and
 # each format's conformance module (about 9 minutes); `make test` runs the example projects on it (CI's
-# short run on Spark 3.5: its examples spread over both processes test by test). Spark 3.5 has no VARIANT: the integration project's one variant column is a
+# short run on Spark 3.5). Spark 3.5 has no VARIANT: the integration project's one variant column is a
 # string there (SPARK_CDC_VARIANT_TYPE).
 SPARK35_VENV := .venv-matrix/spark35
 SPARK35_STAMP := $(SPARK35_VENV)/.installed
@@ -169,8 +169,9 @@ define spark_line_venv
 endef
 
 # The example projects (EXAMPLES: some of them) in a Spark line's venv ($(1)) with its
-# environment ($(2)).
-spark_line_examples = $(2) $(1)/bin/pytest $(call example_tests,$(EXAMPLES)) -q -n $(PYTEST_WORKERS) --dist load
+# environment ($(2)), in one process: a second Spark JVM compiles the same code again for a handful
+# of builds (Spark 4.0's two examples: 114 s and 215 CPU-s on two processes, 93 s and 142 CPU-s on one).
+spark_line_examples = $(2) $(1)/bin/pytest $(call example_tests,$(EXAMPLES)) -q
 
 # The lakehouse lanes in a Spark line's venv ($(1)) with its environment ($(2)), one format after
 # the other.

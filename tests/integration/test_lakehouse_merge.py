@@ -32,6 +32,12 @@ pytestmark = [
 MODELS = ("products_merge", "products_history_merge")
 
 
+@pytest.fixture(autouse=True)
+def only_debezium(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The history is Debezium's: the other formats' staging (empty here) is not built."""
+    monkeypatch.setenv("SPARK_CDC_IT_FORMATS", "debezium")
+
+
 def commits(project: DbtProject, table: str) -> list[dict[str, Any]]:
     """The table's commits, oldest first, as the format records them: Delta's history (operation,
     metrics), Iceberg's snapshots (operation, summary). Either fails on a table of another format."""
