@@ -44,6 +44,7 @@ SPARK35_PINS = ("pyspark>=3.5,<3.6", "numpy<2", "pyarrow<=24")
 #: newest Spark 4 (parquet / orc), and Spark 3.5.
 COMBINATIONS = (
     Combination("dbt1.11-pyspark4.1", "dbt-core>=1.11,<1.12", "pyspark>=4.1.1,<4.2"),
+    Combination("dbt1.10-pyspark4.1", "dbt-core>=1.10,<1.11", "pyspark>=4.1.1,<4.2"),
     Combination("dbt1.11-pyspark4.3", "dbt-core>=1.11,<1.12", "pyspark>=4.3,<4.4"),
     Combination("dbt1.10-pyspark4.3", "dbt-core>=1.10,<1.11", "pyspark>=4.3,<4.4"),
     Combination("dbt1.11-pyspark3.5", "dbt-core>=1.11,<1.12", SPARK35_PINS[0], SPARK35_PINS[1:]),
