@@ -87,10 +87,12 @@ def spark_codegen(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
 
 @pytest.fixture(autouse=True)
 def only_module_format(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A test module named after a format (test_ydb.py, test_debezium_types.py) builds only that
-    format's models: SPARK_CDC_IT_FORMATS narrows the formats integration_tests enables."""
+    """A test module named after a format (test_ydb.py, test_debezium_types.py), or one that names
+    its formats in IT_FORMATS (a module whose messages are all one format's), builds only those
+    formats' models: SPARK_CDC_IT_FORMATS narrows the formats integration_tests enables."""
     module = request.path.stem
-    matching = [fmt for fmt in FORMATS if module.startswith(f"test_{fmt}")]
+    matching = list(getattr(request.module, "IT_FORMATS", ()))
+    matching = matching or [fmt for fmt in FORMATS if module.startswith(f"test_{fmt}")]
     if matching:
         monkeypatch.setenv("SPARK_CDC_IT_FORMATS", " ".join(matching))
     else:

@@ -30,12 +30,8 @@ pytestmark = [
     pytest.mark.skipif(FORMAT is None, reason="a lakehouse lane only (SPARK_CDC_TABLE_FORMAT=delta|iceberg)"),
 ]
 MODELS = ("products_merge", "products_history_merge")
-
-
-@pytest.fixture(autouse=True)
-def only_debezium(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The history is Debezium's: the other formats' staging (empty here) is not built."""
-    monkeypatch.setenv("SPARK_CDC_IT_FORMATS", "debezium")
+# The history is Debezium's: the other formats' staging (empty here) is not built (conftest.py).
+IT_FORMATS = ("debezium",)
 
 
 def commits(project: DbtProject, table: str) -> list[dict[str, Any]]:
