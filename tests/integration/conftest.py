@@ -34,6 +34,11 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbtProject]:
     # them for every build that selects cdc_changes, on targets that were never built. `buildable`
     # keeps a test only when all its parents are selected or upstream of the selection.
     os.environ.setdefault("DBT_INDIRECT_SELECTION", "buildable")
+    # dbt writes manifest.json, graph.gpickle and run_results.json after every command: 9 % of
+    # the Python side's CPU in test_debezium_storage.py (py-spy). No test reads them but the docs
+    # test, which asks for them (--write-json). And no usage events from tests.
+    os.environ.setdefault("DBT_WRITE_JSON", "false")
+    os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
     os.environ["SPARK_CDC_SCHEMA"] = "it_setup"
     # SPARK_CDC_TABLE_FORMAT=delta|iceberg: this process's session loads that format (the lakehouse
     # lanes of `make test`); the jars are resolved first if they are not in the project's cache.

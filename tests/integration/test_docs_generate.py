@@ -18,7 +18,7 @@ def test_docs_generate_is_clean_and_documents_the_package(
     project: DbtProject, schema: str, tmp_path: Path
 ) -> None:
     target = tmp_path / "target"
-    project.dbt("--warn-error", "docs", "generate", "--target-path", str(target))
+    project.dbt("--warn-error", "docs", "generate", "--write-json", "--target-path", str(target))
     manifest = json.loads((target / "manifest.json").read_text())
     assert (target / "catalog.json").exists() and (target / "index.html").exists()
 
