@@ -76,7 +76,6 @@ def main() -> int:
     )
     rules = Linter(config=config).get_rulepack()
     for path, linted in sorted(compiled.items()):
-        assert linted.tree is not None
         _, violations, _, _ = Linter.lint_fix_parsed(
             linted.tree, config=config, rule_pack=rules, fname=path, templated_file=linted.templated_file
         )
