@@ -280,7 +280,6 @@ decoded as (
 {#- scd2_state_sql, step: the changes folded into versions (`versions`). -#}
 {% macro _scd2_versions_sql(value_columns, tracked) -%}
   {%- set q = spark_cdc.quote_identifier -%}
-  {%- set pos = 'struct(_ord, _arrival)' -%}
 {#- Which changes open a version: the first of a key, a delete or truncate of a live key, the first
     change after one, and a change of a tracked column. Other changes update the open version in
     place (a delete of a key already deleted changes nothing). -#}
@@ -297,8 +296,7 @@ opened as (
 ),
 
 {#- _next_*: the key's next change, which opens the next version when it exists; the last change of
-    a version carries its end (valid_to) into the fold below, in the sort order the windows above
-    already have, so the versions need no second sort of their own (with their stored changes). #}
+    a version (`_closes`: the key's last, or the next one opens) carries its end (valid_to). #}
 grouped as (
   select
     o.*,
@@ -306,34 +304,47 @@ grouped as (
     sum(case when _opens then 1 else 0 end) over (partition by _k order by _ord, _arrival rows between unbounded preceding and current row) as _version,
     lead(_commit_ts) over (partition by _k order by _ord, _arrival) as _next_commit_ts,
     lead(_seq) over (partition by _k order by _ord, _arrival) as _next_seq,
-    lead(_ord) over (partition by _k order by _ord, _arrival) is null as _is_last
+    lead(_ord) over (partition by _k order by _ord, _arrival) is null as _is_last,
+    coalesce(lead(_opens) over (partition by _k order by _ord, _arrival), true) as _closes
   from opened as o
 ),
 
+{#- One row per version, its last change's: windows over the version's changes give its first
+    change (`_first`), its last applied one (`_applied`: op, seq, commit time and values), the key
+    hints of its last non-truncate change, and its changes in order (`_changes`). Windows rather
+    than a GROUP BY: Spark's aggregate for collect_list and max_by over structs sorts its input
+    twice when the groups are many (as here: about one per change), the window sorts it once
+    (an SCD2 first build of 1,000,000 changes: 39 s -> 28 s). #}
 versions as (
+  {%- set w = 'over (partition by _k, _version order by _ord, _arrival rows between unbounded preceding and unbounded following)' %}
   select
     _k,
-    max_by(_next_commit_ts, {{ pos }}) as _valid_to,
-    max_by(_next_seq, {{ pos }}) as _valid_to_seq,
-    max_by(_is_last, {{ pos }}) as _is_current,
-    min_by(_seq, {{ pos }}) as _valid_from_seq,
-    min_by(_ord, {{ pos }}) as _valid_from_ord,
-    min_by(_commit_ts, {{ pos }}) as _valid_from,
-    min_by(_op, {{ pos }}) in ('delete', 'truncate') as _is_deleted,
-    max_by(_op, case when _applies then {{ pos }} end) as _op,
-    max_by(_seq, case when _applies then {{ pos }} end) as _seq,
-    max_by(_commit_ts, case when _applies then {{ pos }} end) as _commit_ts,
-    max_by(_hints, case when _op != 'truncate' then {{ pos }} end) as _key_hints,
+    _next_commit_ts as _valid_to,
+    _next_seq as _valid_to_seq,
+    _is_last as _is_current,
+    _first.seq as _valid_from_seq,
+    _first.ord as _valid_from_ord,
+    _first.commit_ts as _valid_from,
+    _first.op in ('delete', 'truncate') as _is_deleted,
+    _applied.op as _op,
+    _applied.seq as _seq,
+    _applied.commit_ts as _commit_ts,
+    _named.hints as _key_hints,
     {%- for c in value_columns %}
-    max_by({{ q(c.name) }}, case when _applies then {{ pos }} end) as {{ q(c.name) }},
+    _applied.v.{{ q(c.name) }} as {{ q(c.name) }},
     {%- endfor %}
-    array_sort(
-      collect_list(case when _op != 'truncate' then {{ spark_cdc._scd2_change_struct() }} end),
-      (l, r) -> case when struct(l._ord, l._arrival) < struct(r._ord, r._arrival) then -1
-                     when struct(l._ord, l._arrival) > struct(r._ord, r._arrival) then 1 else 0 end
-    ) as _changes
-  from grouped
-  group by _k, _version
+    _changes
+  from (
+    select
+      _k, _next_commit_ts, _next_seq, _is_last, _closes,
+      first(named_struct('seq', _seq, 'ord', _ord, 'commit_ts', _commit_ts, 'op', _op)) {{ w }} as _first,
+      last(case when _applies then named_struct('op', _op, 'seq', _seq, 'commit_ts', _commit_ts
+        {%- if value_columns %}, 'v', struct({% for c in value_columns %}{{ q(c.name) }}{{ ', ' if not loop.last }}{% endfor %}){% endif %}) end, true) {{ w }} as _applied,
+      last(case when _op != 'truncate' then named_struct('hints', _hints) end, true) {{ w }} as _named,
+      collect_list(case when _op != 'truncate' then {{ spark_cdc._scd2_change_struct() }} end) {{ w }} as _changes
+    from grouped
+  ) as v
+  where _closes
 )
 {%- endmacro %}
 
