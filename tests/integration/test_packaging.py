@@ -62,7 +62,19 @@ def test_wheel_installs_into_a_clean_venv_and_parses_the_integration_project(tmp
         ROOT,
         source,
         ignore=shutil.ignore_patterns(
-            ".venv", ".spark", ".git", "target", "dbt_packages", "logs", "__pycache__", "*.egg-info", "build"
+            ".venv",
+            ".venv-*",
+            ".spark",
+            ".git",
+            ".mypy_cache",
+            ".ruff_cache",
+            ".pytest_cache",
+            "target",
+            "dbt_packages",
+            "logs",
+            "__pycache__",
+            "*.egg-info",
+            "build",
         ),
     )
     dist = tmp_path / "dist"
