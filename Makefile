@@ -85,8 +85,8 @@ integration: $(STAMP)
 # Spark lines (test-other-lines, parquet) and the lakehouse lanes in short form (LAKEHOUSE_SHORT on
 # real Delta Lake and on real Apache Iceberg, the examples split between them); make
 # test-lakehouse / make test-long run every lakehouse module and every example on both. The suite
-# leaves to those lanes the example projects (each built there three times: on Spark 3.5, on another
-# Spark 4 line, on Delta or Iceberg) and to `make bench` / `make test-long` the check of the
+# leaves to those lanes the example projects (each built there on Spark 3.5 and on Delta or Iceberg;
+# one of them on Spark 4.0, one on 4.3) and to `make bench` / `make test-long` the check of the
 # benchmark workloads, so that each runs once and CI stays near 45 minutes (CONTRIBUTING.md).
 TEST_ELSEWHERE := --ignore=tests/integration/test_examples.py \
 	--ignore=tests/integration/test_benchmark_workloads.py
