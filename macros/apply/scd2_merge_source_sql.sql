@@ -7,11 +7,11 @@
     (_cdc_key, _cdc_valid_from_ord), compared null-safe (the truncate marker has no valid-from).
     Versions of one key open at distinct changes, so the source has one row per merge key; should it
     not, the query fails (raise_error) instead of letting MERGE pick a row. -#}
-{% macro scd2_merge_source_sql(batch_sql, touched_relation, columns, key_columns, cdc_format=none, track_columns=none) -%}
-  {{ return(adapter.dispatch('scd2_merge_source_sql', 'spark_cdc')(batch_sql, touched_relation, columns, key_columns, cdc_format, track_columns)) }}
+{% macro scd2_merge_source_sql(batch_sql, touched_relation, columns, key_columns, cdc_format=none, track_columns=none, whole_images=false) -%}
+  {{ return(adapter.dispatch('scd2_merge_source_sql', 'spark_cdc')(batch_sql, touched_relation, columns, key_columns, cdc_format, track_columns, whole_images)) }}
 {%- endmacro %}
 
-{% macro default__scd2_merge_source_sql(batch_sql, touched_relation, columns, key_columns, cdc_format=none, track_columns=none) -%}
+{% macro default__scd2_merge_source_sql(batch_sql, touched_relation, columns, key_columns, cdc_format=none, track_columns=none, whole_images=false) -%}
   {%- set q = spark_cdc.quote_identifier -%}
 select
   coalesce(n._cdc_key, o._cdc_key) as _cdc_key,
@@ -28,7 +28,7 @@ select
     else n._cdc_key is null
   end as _cdc_merge_remove
 from (
-  {{ spark_cdc.scd2_state_sql(batch_sql, touched_relation, columns, key_columns, cdc_format, track_columns) }}
+  {{ spark_cdc.scd2_state_sql(batch_sql, touched_relation, columns, key_columns, cdc_format, track_columns, whole_images) }}
 ) as n
 full outer join (select _cdc_key, _cdc_valid_from_ord from {{ touched_relation }}) as o
   on n._cdc_key = o._cdc_key and n._cdc_valid_from_ord <=> o._cdc_valid_from_ord

@@ -21,15 +21,21 @@
       (after a delete or truncate, absent columns start from null);
     - a truncate closes every version open at its sequence with a deleted version (op 'truncate');
       changes after it apply normally.
+    With `whole_images` (the run found no truncate and no partial upsert image in the batch, and
+    the target's spark_cdc.whole_images says the same of every change it stores: _cdc_batch_facts)
+    no value is carried over an upsert: an upsert's values are its image, a delete's its before
+    image where it has the column, else the previous change's (its upsert) within the key's life.
+    The same rows then come from one lag() of the image instead of a window per column, and without
+    the truncate placement.
     Physical columns: `_cdc_key`, the declared columns, `_cdc_valid_from`/`_cdc_valid_to` (commit
     time), `_cdc_valid_from_seq`/`_cdc_valid_to_seq`, `_cdc_valid_from_ord` (null-free order of the
     opening change), `_cdc_is_current`, `_cdc_is_deleted`, `_cdc_op`/`_cdc_seq`/`_cdc_commit_ts` (last
     change applied to the version) and `_cdc_changes`. -#}
-{% macro scd2_state_sql(batch_sql, old_relation, columns, key_columns, cdc_format=none, track_columns=none) -%}
-  {{ return(adapter.dispatch('scd2_state_sql', 'spark_cdc')(batch_sql, old_relation, columns, key_columns, cdc_format, track_columns)) }}
+{% macro scd2_state_sql(batch_sql, old_relation, columns, key_columns, cdc_format=none, track_columns=none, whole_images=false) -%}
+  {{ return(adapter.dispatch('scd2_state_sql', 'spark_cdc')(batch_sql, old_relation, columns, key_columns, cdc_format, track_columns, whole_images)) }}
 {%- endmacro %}
 
-{% macro default__scd2_state_sql(batch_sql, old_relation, columns, key_columns, cdc_format=none, track_columns=none) -%}
+{% macro default__scd2_state_sql(batch_sql, old_relation, columns, key_columns, cdc_format=none, track_columns=none, whole_images=false) -%}
   {%- set marker = spark_cdc._sql_string(spark_cdc._truncate_marker_key()) -%}
   {%- set value_columns = columns | rejectattr('name', 'in', key_columns) | list -%}
   {%- set tracked = (value_columns | map(attribute='name') | list) if track_columns is none else track_columns %}
@@ -41,9 +47,9 @@ with batch as (
 
 {{ spark_cdc._scd2_touched_sql(marker, value_columns) }},
 
-{{ spark_cdc._scd2_timeline_sql() }},
+{{ spark_cdc._scd2_timeline_sql(whole_images) }},
 
-{{ spark_cdc._scd2_values_sql(value_columns, cdc_format) }},
+{{ spark_cdc._scd2_values_sql(value_columns, cdc_format, whole_images) }},
 
 {{ spark_cdc._scd2_versions_sql(value_columns, tracked) }},
 
@@ -181,8 +187,8 @@ group by h._cdc_key
 {%- endmacro %}
 
 {#- scd2_state_sql, step: each touched key's changes deduplicated and in order, with the truncates
-    that end one of its lives (`kept`). -#}
-{% macro _scd2_timeline_sql() -%}
+    that end one of its lives (`kept`; with `whole_images` there are none). -#}
+{% macro _scd2_timeline_sql(whole_images=false) -%}
   {%- set pos = 'struct(_ord, _arrival)' -%}
 {#- A redelivery is a change of the same key and seq with the same effect (see
     cdc_sequence_conflicts): the before image and insert/update/snapshot do not tell it apart. #}
@@ -203,6 +209,12 @@ timeline as (
   ) as u
   distribute by _k
 ),
+{%- if whole_images %}
+
+kept as (
+  select * from timeline
+)
+{%- else %}
 
 {#- A truncate matters to a key only when the key is live just before it: its last change before
     the truncate is not a delete, and no other truncate came in between. -#}
@@ -223,13 +235,17 @@ kept as (
      or (_prev_change is not null and _prev_change.op != 'delete'
          and (_prev_truncate is null or _prev_truncate < _prev_change.p))
 )
+{%- endif %}
 {%- endmacro %}
 
 {#- scd2_state_sql, step: each change's value of every column, carried forward within the key's
     life and decoded to the declared type (`decoded`). -#}
-{% macro _scd2_values_sql(value_columns, cdc_format) -%}
+{% macro _scd2_values_sql(value_columns, cdc_format, whole_images=false) -%}
   {%- set q = spark_cdc.quote_identifier -%}
   {%- set s = spark_cdc._sql_string -%}
+{%- if whole_images %}
+{{ spark_cdc._scd2_whole_values_sql(value_columns) }},
+{%- else %}
 imaged as (
   select
     k.*,
@@ -265,6 +281,7 @@ carried as (
     from imaged as i
   ) as tagged
 ),
+{%- endif %}
 
 decoded as (
   select
@@ -274,6 +291,42 @@ decoded as (
     {{ spark_cdc.decode_value(spark_cdc._cdc_member_text(member ~ '.v', member ~ '.h', cdc_format, c.data_type), c.data_type, member ~ '.h', cdc_format) }} as {{ q(c.name) }}
     {%- endfor %}
   from carried
+)
+{%- endmacro %}
+
+{#- _scd2_values_sql with whole images (`carried`): an upsert's values are its image; a delete's
+    are its before image's where it has the column, else those of the key's previous change when
+    that is an upsert (the previous change in the same life: lives end at deletes, and there is no
+    truncate), else null. The same values as the window per column, since no upsert carries one. -#}
+{% macro _scd2_whole_values_sql(value_columns) -%}
+  {%- set q = spark_cdc.quote_identifier -%}
+  {%- set s = spark_cdc._sql_string -%}
+imaged as (
+  select
+    k.*,
+    {{ spark_cdc._cdc_image_members("case when _op = 'delete' then _before else _after end") }} as _img,
+    lag(_op) over (partition by _k order by _ord, _arrival) as _prev_op
+  from kept as k
+),
+
+carried as (
+  select
+    _k, _seq, _ord, _arrival, _op, _after, _before, _present, _hints, _commit_ts, _prev_op
+    {%- for c in value_columns %},
+    case
+      when _op != 'delete' or coalesce(map_contains_key(_img, {{ s(c.name) }}), false)
+        then named_struct('v', try_element_at(_img, {{ s(c.name) }}), 'h', try_element_at(_hints, {{ s(c.name) }}))
+      when _prev_op != 'delete'
+        then named_struct('v', try_element_at(_prev_img, {{ s(c.name) }}), 'h', try_element_at(_prev_hints, {{ s(c.name) }}))
+    end as {{ q(c.name ~ '__img') }}
+    {%- endfor %}
+  from (
+    select
+      i.*,
+      lag(_img) over (partition by _k order by _ord, _arrival) as _prev_img,
+      lag(_hints) over (partition by _k order by _ord, _arrival) as _prev_hints
+    from imaged as i
+  ) as lagged
 )
 {%- endmacro %}
 

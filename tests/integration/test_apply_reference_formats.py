@@ -274,8 +274,8 @@ class Outcome:
     targets: dict[str, list[str]] = field(default_factory=dict)  # after each batch
     quarantine: dict[str, list[str]] = field(default_factory=dict)
     rerun: dict[str, list[str]] = field(default_factory=dict)  # re-run and --full-refresh
-    # Per feed, whether each SCD1 build took the short statement (spark_cdc.last_batch_simple).
-    simple: dict[str, list[bool]] = field(default_factory=dict)
+    # Per feed, whether each build took the simple path (spark_cdc.last_batch_simple): (SCD1, SCD2).
+    simple: dict[str, list[tuple[bool, bool]]] = field(default_factory=dict)
     error: str | None = None
 
 
@@ -305,8 +305,12 @@ def version(project: DbtProject, schema: str, model: str) -> str:
     return view_property(project, schema, model, "spark_cdc.version")
 
 
-def took_simple(project: DbtProject, schema: str, feed: Feed) -> bool:
-    return view_property(project, schema, feed.scd1, "spark_cdc.last_batch_simple") == "true"
+def took_simple(project: DbtProject, schema: str, feed: Feed) -> tuple[bool, bool]:
+    scd1, scd2 = (
+        view_property(project, schema, m, "spark_cdc.last_batch_simple") == "true"
+        for m in (feed.scd1, feed.scd2)
+    )
+    return scd1, scd2
 
 
 def check_targets(project: DbtProject, schema: str, feed: Feed, batches: int, stage: str) -> list[str]:
@@ -493,18 +497,21 @@ def test_a_rerun_rewrites_nothing_and_a_full_refresh_gives_the_same(outcome: Out
 
 
 @pytest.mark.parametrize("feed", FEEDS)
-def test_the_checks_saw_both_scd1_statements(outcome: Outcome, feed: str) -> None:
+def test_the_checks_saw_both_statements_of_each_kind(outcome: Outcome, feed: str) -> None:
     """cdc_scd1 applies a batch without partial images, truncates and rebuilds with a short statement
-    (_scd1_simple_state_sql) and any other with the per-column one. The checks above compared both
-    with the reference: a format with partial images or truncates (Debezium, Qlik Replicate, YDB)
-    needs the per-column statement at least once, the others (Aurora DSQL, CockroachDB) take the
-    short one in every build, batches that rebuild keys after a sequence conflict included."""
+    (_scd1_simple_state_sql) and any other with the per-column one; cdc_scd2 replays whole images
+    with one lag() of the image (scd2_state_sql's whole_images) while neither the batch nor any
+    stored change holds a partial image or a truncate. The checks above compared both with the
+    reference: a format with partial images or truncates (Debezium, Qlik Replicate, YDB) needs the
+    general statements at least once, the others (Aurora DSQL, CockroachDB) take the short ones in
+    every build, batches that rebuild keys after a sequence conflict included."""
     taken = outcome.simple[feed]
     renderer = next(f.renderer for f in outcome.feeds if f.name == feed)
-    if renderer.partial_images or renderer.truncates:
-        assert not all(taken), taken
-    else:
-        assert all(taken), taken
+    for kind, flags in (("cdc_scd1", [t[0] for t in taken]), ("cdc_scd2", [t[1] for t in taken])):
+        if renderer.partial_images or renderer.truncates:
+            assert not all(flags), (kind, taken)
+        else:
+            assert all(flags), (kind, taken)
 
 
 @pytest.mark.skipif(table_format() is not None, reason="no Spark: the main suite runs it")

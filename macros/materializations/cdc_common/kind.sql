@@ -10,7 +10,8 @@
       A relation spark_cdc did not build is dropped by both.
     - names_builder: whether the "was not built by" error names the materialization that built it.
     - apply_config: the cfg entries passed to state_sql and merge_source_sql after (batch, relation)
-      (cdc_scd1's `simple_batch`: set by the run, _cdc_batch_facts).
+      (`simple_batch`, set by the run: _cdc_batch_facts; cdc_scd2's state_sql takes it as
+      whole_images).
     - count_properties: the TBLPROPERTIES of the counts `counts(cfg)` computes, in order. -#}
 {% macro _cdc_kind(kind) -%}
   {%- set apply_config = ['columns', 'key_columns', 'cdc_format'] -%}
@@ -35,7 +36,7 @@
         'accepts': ['cdc_scd2'],
         'drops_owned_foreign': false,
         'names_builder': true,
-        'apply_config': apply_config + ['track_columns'],
+        'apply_config': apply_config + ['track_columns', 'simple_batch'],
         'state_sql': spark_cdc.scd2_state_sql,
         'merge_source_sql': spark_cdc.scd2_merge_source_sql,
         'merge_sql': spark_cdc.scd2_merge_sql,
@@ -68,9 +69,10 @@
 {%- endmacro %}
 
 {#- The TBLPROPERTIES clause of a target view of kind `kind` (cdc_scd1 / cdc_scd2): materialization,
-    version, consumed watermark, invocation, the batch's change count (cdc_scd1: and whether the
-    run took the short statement, _cdc_batch_facts), `extra_properties`, and the kind's counts
-    (count_properties, from `counts`: _cdc_count_rows's table). -#}
+    version, consumed watermark, invocation, the batch's change count, whether the run took the
+    simple path (_cdc_batch_facts; cdc_scd2: and spark_cdc.whole_images, which the next run reads),
+    `extra_properties`, and the kind's counts (count_properties, from `counts`: _cdc_count_rows's
+    table). -#}
 {% macro _cdc_view_properties(kind, new_version, consumed_through, stats, counts, extra_properties) -%}
   {%- set names = spark_cdc._cdc_kind(kind)['count_properties'] -%}
     tblproperties (
@@ -79,8 +81,9 @@
       'spark_cdc.consumed_through' = '{{ consumed_through or "" }}',
       'spark_cdc.last_invocation_id' = '{{ invocation_id }}',
       'spark_cdc.last_batch_changes' = '{{ stats["changes"] }}',
-      {%- if kind == 'cdc_scd1' %}
       'spark_cdc.last_batch_simple' = '{{ stats.get("simple_batch", false) | lower }}',
+      {%- if kind == 'cdc_scd2' %}
+      'spark_cdc.whole_images' = '{{ stats.get("whole_images", "") }}',
       {%- endif %}
       {%- for k, v in extra_properties.items() %}
       '{{ k }}' = '{{ v }}',

@@ -74,7 +74,7 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
     {%- set facts = spark_cdc._cdc_batch_facts(cfg, state, batch_sql) -%}
     {%- set batch_sql = spark_cdc._cdc_screen_batch(target_relation, cfg, batch_sql, facts) -%}
     {%- do cfg.update({'simple_batch': facts['simple']}) -%}
-    {%- do stats.update({'simple_batch': facts['simple']}) -%}
+    {%- do stats.update({'simple_batch': facts['simple'], 'whole_images': facts['whole_images']}) -%}
     {%- if cfg['file_format'] in spark_cdc._cdc_merge_formats() -%}
       {% do spark_cdc._cdc_strategy_merge(target_relation, state, cfg, batch_sql, consumed_through, stats) %}
       {%- if cfg['full_refresh'] %}{% do spark_cdc._cdc_drop_parts_tables(target_relation) %}{% endif -%}
@@ -106,21 +106,30 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
 
 {#- What the run needs to know about its written batch, from one query over the batch table:
     `rejected`, how many changes fail the target's `checks` (_cdc_reject_checks, built once here for
-    _cdc_screen_batch), and `simple`, whether
-    the run can apply the batch with the short cdc_scd1 statement (_scd1_simple_state_sql). That is
-    decided once per run: a cdc_scd1 target written from scratch or whose stored rows hold no column
-    older than their last change (the view's spark_cdc.partial_rows is 0; unknown on a target
-    written before that count existed), and a batch without truncates and partial images (upserts
-    whose present_columns leave out one of the target's value columns: CockroachDB lists them for
-    every change). -#}
+    _cdc_screen_batch), and `simple`, whether the batch and the stored rows hold whole images only:
+    no truncate, no partial image (an upsert whose present_columns leave out one of the target's
+    value columns: CockroachDB lists them for every change; Debezium leaves out unchanged TOASTed
+    values). Decided once per run, from the batch and what the target's view recorded:
+    - cdc_scd1 (the short statement, _scd1_simple_state_sql): a target written from scratch or whose
+      stored rows hold no column older than their last change (spark_cdc.partial_rows is 0;
+      unknown on a target written before that count existed);
+    - cdc_scd2 (scd2_state_sql's whole_images): a target written from scratch or whose every
+      stored change had a whole image of the same value columns and no truncate was applied
+      (spark_cdc.whole_images: `whole_images`, a digest of the value columns' names, is recorded
+      while that holds and cleared for good once it does not).
+    A target that leaves the simple path stays correct on the general one. -#}
 {% macro _cdc_batch_facts(cfg, state, batch_sql) -%}
   {%- set checks = spark_cdc._cdc_reject_checks(cfg) -%}
+  {%- set value_columns = cfg['columns'] | rejectattr('name', 'in', cfg['key_columns']) | list -%}
+  {%- set digest = local_md5(value_columns | map(attribute='name') | map('lower') | sort | join('/')) -%}
+  {%- set fresh = cfg['full_refresh'] or state['version'] is none -%}
+  {%- set stored_whole = fresh or (state['partial_rows'] == 0 if cfg['materialization'] == 'cdc_scd1'
+                                   else state['properties'].get('spark_cdc.whole_images') == digest) -%}
   {%- set counts = {} -%}
   {%- if checks -%}
     {%- do counts.update({'rejected': spark_cdc._cdc_rejects_count()}) -%}
   {%- endif -%}
-  {%- if cfg['materialization'] == 'cdc_scd1' and (cfg['full_refresh'] or state['version'] is none or state['partial_rows'] == 0) -%}
-    {%- set value_columns = cfg['columns'] | rejectattr('name', 'in', cfg['key_columns']) | list -%}
+  {%- if stored_whole -%}
     {%- set partial = "s._op != 'delete' and " ~ spark_cdc._cdc_lacks_value_column('s._present', value_columns) -%}
     {%- do counts.update({'complex': "count_if(s._op = 'truncate' or (" ~ partial ~ "))"}) -%}
   {%- endif -%}
@@ -130,5 +139,6 @@ Fix: run once with --full-refresh to replace it, or give the model another alias
     {%- for name in counts -%}{%- do facts.update({name: row[loop.index0]}) -%}{%- endfor -%}
     {%- do facts.update({'simple': facts.get('complex') == 0}) -%}
   {%- endif -%}
+  {%- do facts.update({'whole_images': digest if facts['simple'] else ''}) -%}
   {{ return(facts) }}
 {%- endmacro %}
