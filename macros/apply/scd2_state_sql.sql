@@ -47,7 +47,7 @@ with batch as (
 
 {{ spark_cdc._scd2_touched_sql(marker, value_columns) }},
 
-{{ spark_cdc._scd2_timeline_sql(whole_images) }},
+{{ spark_cdc._scd2_timeline_sql(value_columns, whole_images) }},
 
 {{ spark_cdc._scd2_values_sql(value_columns, cdc_format, whole_images) }},
 
@@ -187,8 +187,11 @@ group by h._cdc_key
 {%- endmacro %}
 
 {#- scd2_state_sql, step: each touched key's changes deduplicated and in order, with the truncates
-    that end one of its lives (`kept`; with `whole_images` there are none). -#}
-{% macro _scd2_timeline_sql(whole_images=false) -%}
+    that end one of its lives (`kept`). With `whole_images` there are none, nor partial images: a
+    replayed change that is either (stored by a --full-refresh killed before its view swap recorded
+    what it stored, then a changed configuration) stops the run before anything is written, rather
+    than be applied as a whole image. -#}
+{% macro _scd2_timeline_sql(value_columns, whole_images=false) -%}
   {%- set pos = 'struct(_ord, _arrival)' -%}
 {#- A redelivery is a change of the same key and seq with the same effect (see
     cdc_sequence_conflicts): the before image and insert/update/snapshot do not tell it apart. #}
@@ -213,6 +216,11 @@ timeline as (
 
 kept as (
   select * from timeline
+  where case
+    when _op = 'truncate' or (_op != 'delete' and {{ spark_cdc._cdc_lacks_value_column('_present', value_columns) }})
+      then raise_error({{ spark_cdc._sql_string("spark_cdc: model '" ~ (model['name'] if model is mapping else '?') ~ "' stores a truncate or a partial image that its view's spark_cdc.whole_images does not account for (a --full-refresh was interrupted before its view swap, then the configuration changed); nothing was written. Fix: run the model with --full-refresh.") }})
+    else true
+  end
 )
 {%- else %}
 

@@ -389,3 +389,42 @@ def test_a_change_applied_before_its_sequence_conflict_is_known_is_taken_back(
     only_the_insert = [(500, "kite", "red kite", 0.3, 35000000, None, True, False, "insert")]
     assert of(versions(project, schema), 500) == only_the_insert
     assert incremental == only_the_insert
+
+
+def test_a_view_claiming_whole_images_over_a_stored_truncate_stops_the_run(
+    project: DbtProject, schema: str
+) -> None:
+    """While every change is a whole image, cdc_scd2 takes the lag() statement and records
+    spark_cdc.whole_images; a truncate clears it. A view that still claims whole images over a stored
+    truncate (a --full-refresh killed before its view swap, then a changed configuration) must not
+    have the truncate applied as a whole image: the run stops before writing, naming the fix."""
+    land_messages(project.spark, f"{schema}_raw", "debezium", corpus("schema-include"))
+    project.dbt(*RUN)
+    first = props(project, schema)
+    assert first["spark_cdc.last_batch_simple"] == "true" and first["spark_cdc.whole_images"]
+
+    land_messages(project.spark, f"{schema}_raw", "debezium", [truncate(34400000)])
+    project.dbt(*RUN)
+    after_truncate = props(project, schema)
+    assert (after_truncate["spark_cdc.last_batch_simple"], after_truncate["spark_cdc.whole_images"]) == (
+        "false",
+        "",
+    )
+    assert all(v[7] for v in versions(project, schema) if v[6])  # every current version deleted
+
+    project.spark.sql(
+        f"alter view `{schema}`.products_history set tblproperties "
+        f"('spark_cdc.whole_images' = '{first['spark_cdc.whole_images']}')"
+    )
+    update = envelope("u", 34500000, product(107, "rocks", "box of assorted rocks", 5.0))
+    land_messages(project.spark, f"{schema}_raw", "debezium", [update])
+    result = project.dbt(*RUN, expect_success=False)
+    text = str(result.exception or [r.message for r in result.result.results])
+    assert "model 'products_history' stores a truncate or a partial image" in text
+    assert "Fix: run the model with --full-refresh" in text
+    assert props(project, schema)["spark_cdc.version"] == after_truncate["spark_cdc.version"]
+
+    project.dbt(*RUN, "--full-refresh")
+    assert props(project, schema)["spark_cdc.whole_images"] == ""
+    rocks = of(versions(project, schema), 107)
+    assert rocks[-1][3:] == (5.0, 34500000, None, True, False, "update")
