@@ -13,15 +13,27 @@ from tests.helpers.landing import FORMATS, DbtProject
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def side_project(project: DbtProject, path: Path, models: dict[str, str]) -> DbtProject:
+def side_project(
+    project: DbtProject, path: Path, models: dict[str, str], macros: dict[str, str] | None = None
+) -> DbtProject:
     """A throwaway dbt project at `path` using this package, with the given model files (name -> text);
-    it shares the profile (and so the SparkSession and the test's schema) with `project`."""
-    root = Path(__file__).resolve().parents[2]
+    it shares the profile (and so the SparkSession and the test's schema) with `project`. `macros`
+    (file name -> text) go to its macros/, and the package's dispatched macros look there first (a
+    test's override of a hook, such as a simulated crash)."""
+    name = f"spark_cdc_scd2_{path.name.lower()[:20]}"
     (path / "models").mkdir()
-    (path / "packages.yml").write_text(f"packages:\n  - local: {root}\n")
+    (path / "macros").mkdir()
+    for file, text in (macros or {}).items():
+        (path / "macros" / file).write_text(text)
+    dispatch = (
+        f"dispatch:\n  - macro_namespace: spark_cdc\n    search_order: [{name}, spark_cdc]\n"
+        if macros
+        else ""
+    )
+    (path / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
     (path / "dbt_project.yml").write_text(
-        f"name: spark_cdc_scd2_{path.name.lower()[:20]}\nversion: '0.1.0'\nconfig-version: 2\n"
-        "profile: spark_cdc_integration_tests\n"
+        f"name: {name}\nversion: '0.1.0'\nconfig-version: 2\n"
+        f"profile: spark_cdc_integration_tests\n{dispatch}"
         "vars: {spark_cdc: {formats: {"
         + ", ".join(f"{f}: {{enabled: {str(f == 'debezium').lower()}, relation: raw.{f}}}" for f in FORMATS)
         + "}}}\n"

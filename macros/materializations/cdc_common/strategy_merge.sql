@@ -23,7 +23,8 @@
       and scd2_state_sql counts an identical redelivery once (the same changes give the same
       versions); a truncate already applied is in the marker row, so it is not new and touches no
       key again.
-    tests/integration/test_debezium_storage.py re-runs an applied batch this way. -#}
+    tests/integration/test_debezium_storage.py re-runs an applied batch this way. A --full-refresh
+    killed before its swap: persistent_state.sql (tests/integration/test_killed_full_refresh.py). -#}
 {% macro _cdc_strategy_merge(target_relation, state, cfg, batch_sql, consumed_through, stats) -%}
   {%- set k = spark_cdc._cdc_kind(cfg['materialization']) -%}
   {%- set args = spark_cdc._cdc_apply_args(cfg) -%}
@@ -31,6 +32,7 @@
   {%- set new_version = (state['version'] or 0) + 1 -%}
   {%- if state['version'] is none or cfg['full_refresh'] -%}
     {#- First build, full refresh, or an orphan of a first build killed before its view existed. -#}
+    {% do spark_cdc._cdc_forget_state_facts(target_relation, state, cfg) %}
     {% do spark_cdc._cdc_create_state_table(state_relation, cfg, k['state_sql'](batch_sql, none, *args)) %}
   {%- else -%}
     {% do spark_cdc._cdc_add_missing_columns(state_relation, cfg) %}
@@ -44,6 +46,7 @@
 
   {%- set new_relation = state_relation -%}
   {%- set counts = spark_cdc._cdc_count_rows(new_relation, cfg) -%}
+  {% do spark_cdc._cdc_before_view_swap(target_relation) %}
   {%- call statement('cdc_swap') -%}
     {{ k['view_sql'](target_relation, new_relation, new_version, consumed_through, stats, counts, cfg) }}
   {%- endcall -%}

@@ -14,6 +14,7 @@
   {%- set new_version = (state['version'] or 0) + 1 -%}
   {%- set plan = none -%}
   {%- if state['version'] is none or cfg['full_refresh'] -%}
+    {% do spark_cdc._cdc_forget_state_facts(target_relation, state, cfg) %}
     {%- set rewritten = spark_cdc._cdc_parts_create(target_relation, cfg, k['state_sql'](batch_sql, none, *args)) -%}
     {%- set counts = spark_cdc._cdc_count_rows(parts, cfg) -%}
   {%- else -%}
@@ -31,6 +32,7 @@
     {%- set counts = spark_cdc._cdc_count_rows(parts, cfg) if recovered or none in before else [after] -%}
   {%- endif -%}
 
+  {% do spark_cdc._cdc_before_view_swap(target_relation) %}
   {%- call statement('cdc_swap') -%}
     {{ k['view_sql'](target_relation, parts, new_version, consumed_through, stats, counts, cfg,
                      {'spark_cdc.last_rewritten_partitions': rewritten}) }}
