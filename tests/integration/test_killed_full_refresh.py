@@ -101,7 +101,13 @@ def test_the_run_after_a_killed_full_refresh_recounts_and_takes_the_general_stat
         # The view is the old one (version, watermark) without the facts about the old table.
         assert now["spark_cdc.version"] == before["spark_cdc.version"], m
         assert now["spark_cdc.consumed_through"] == before["spark_cdc.consumed_through"], m
-        gone = {"spark_cdc.whole_images", "spark_cdc.partial_rows", "spark_cdc.current_rows"}
+        gone = {
+            "spark_cdc.whole_images",
+            "spark_cdc.partial_rows",
+            "spark_cdc.current_rows",
+            "spark_cdc.tombstones",
+            "spark_cdc.versions",
+        }
         assert gone.isdisjoint(now), (m, now)
 
     # The next run (an update after the truncate) applies it over the new table.

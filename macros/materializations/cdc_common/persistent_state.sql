@@ -10,8 +10,12 @@
     the short statements (spark_cdc.partial_rows, spark_cdc.whole_images), which a full refresh under
     a changed configuration (truncate_handling, columns) can make untrue. They are removed first, so
     that the next run, if it comes to that, recounts and takes the general statements; the swap of
-    a full refresh that completes writes them again. Nothing runs when there is no view of this
-    kind (a first build, or the other kind's view, which the full refresh replaces). -#}
+    a full refresh that completes writes them again (cdc_scd2 takes its whole-image statement again
+    only after one completes: spark_cdc.whole_images, once cleared, stays cleared). The same holds
+    when the full refresh switches storage (versioned to partitioned or MERGE, or between those
+    two): the old view then reads the new storage's table until the swap. Nothing runs when there
+    is no view this kind continues (a first build; a view of the other kind, which cdc_scd1's full
+    refresh drops first and cdc_scd2's refuses to continue until a full refresh completes). -#}
 {% macro _cdc_forget_state_facts(target_relation, state, cfg) -%}
   {%- set k = spark_cdc._cdc_kind(cfg['materialization']) -%}
   {%- if not cfg['full_refresh'] or state['version'] is none or not state['owned']
