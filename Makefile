@@ -93,8 +93,8 @@ integration: $(STAMP)
 # the example projects (each built there on Spark 3.5; one of them on Spark 4.0, one on 4.3, one on
 # Delta, one on Iceberg), to `make test-long` the two reliability tests that start Spark JVMs of their
 # own (SIGKILL crash safety and two runs at once; the standalone cluster), and to `make bench` /
-# `make test-long` the check of the benchmark workloads, so that CI takes about 46 minutes on a
-# slow host, 34 on a normal one (CONTRIBUTING.md).
+# `make test-long` the check of the benchmark workloads. CI takes about 49 minutes on a slow host
+# (5,338 busy CPU-s), about 44 on a faster one (CONTRIBUTING.md).
 TEST_ELSEWHERE := --ignore=tests/integration/test_examples.py \
 	--ignore=tests/integration/test_benchmark_workloads.py \
 	--ignore=tests/integration/test_reliability_crash.py \
