@@ -218,7 +218,7 @@ kept as (
   select * from timeline
   where case
     when _op = 'truncate' or (_op != 'delete' and {{ spark_cdc._cdc_lacks_value_column('_present', value_columns) }})
-      then raise_error({{ spark_cdc._sql_string("spark_cdc: model '" ~ (model['name'] if model is mapping else '?') ~ "' stores a truncate or a partial image that its view's spark_cdc.whole_images does not account for (a --full-refresh was interrupted before its view swap, then the configuration changed); nothing was written. Fix: run the model with --full-refresh.") }})
+      then raise_error({{ spark_cdc._sql_string("spark_cdc: model '" ~ (model['name'] if model is mapping else '?') ~ "' stores a truncate or a partial image that its view's spark_cdc.whole_images does not account for (the view's properties do not describe its table: set by hand, or left by an interrupted run); nothing was written. Fix: run the model with --full-refresh.") }})
     else true
   end
 )

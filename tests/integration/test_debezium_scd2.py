@@ -396,8 +396,8 @@ def test_a_view_claiming_whole_images_over_a_stored_truncate_stops_the_run(
 ) -> None:
     """While every change is a whole image, cdc_scd2 takes the lag() statement and records
     spark_cdc.whole_images; a truncate clears it. A view that still claims whole images over a stored
-    truncate (a --full-refresh killed before its view swap, then a changed configuration) must not
-    have the truncate applied as a whole image: the run stops before writing, naming the fix."""
+    truncate (set by hand here; a killed --full-refresh no longer leaves one, test_killed_full_refresh.py)
+    must not have the truncate applied as a whole image: the run stops before writing, naming the fix."""
     land_messages(project.spark, f"{schema}_raw", "debezium", corpus("schema-include"))
     project.dbt(*RUN)
     first = props(project, schema)
