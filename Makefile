@@ -30,9 +30,9 @@ XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 # The lakehouse lanes: the MERGE storage, a killed full refresh, every example, the randomized
 # reference suite (short), the crash test (SIGKILL mid-MERGE, two runs at once), schema drift and
 # the apply options (delete_handling flag, truncate_handling, sequence_by, metadata names) with
-# file_format delta, and again with iceberg (the Delta lane also compares spark_cdc with a dbt snapshot and an incremental merge
-# model: test_side_by_side.py), each format in a pytest process (Spark session) of
-# its own (tests/helpers/lakehouse.py). Jars: integration_tests/lakehouse/pom.xml, resolved once into
+# file_format delta, and again with iceberg (the Delta lane also compares spark_cdc with a dbt
+# snapshot and an incremental merge model: test_side_by_side.py), each format in a pytest process
+# (Spark session) of its own (tests/helpers/lakehouse.py). Jars: integration_tests/lakehouse/pom.xml, resolved once into
 # .spark/jars/ (Maven cache .spark/m2).
 LAKEHOUSE_TESTS := tests/integration/test_lakehouse_merge.py tests/integration/test_killed_full_refresh.py \
 	tests/integration/test_examples.py \

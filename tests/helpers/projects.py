@@ -48,6 +48,12 @@ def side_project(
 COLUMNS = [("id", "int"), ("name", "string"), ("description", "string"), ("weight", "double")]
 
 
+def models_yml(names: Iterable[str]) -> str:
+    """A models yml declaring COLUMNS for each model of `names`."""
+    columns = "".join(f"      - {{name: {c}, data_type: {t}}}\n" for c, t in COLUMNS)
+    return "version: 2\nmodels:\n" + "".join(f"  - name: {m}\n    columns:\n{columns}" for m in names)
+
+
 def model_sql(schema: str, materialized: str, partitioned: bool) -> str:
     part = ", partition_by='name'" if partitioned else ""
     return (
@@ -71,27 +77,8 @@ def partitions_project(
     """A throwaway project over `{schema}`.cdc_changes with the models `names` of MODELS (name ->
     materialization, partitioned), that dispatches to its own macros first (the simulated crash of
     integration_tests/macros/crash_points.sql)."""
-    (path / "models").mkdir()
-    (path / "macros").mkdir()
-    (path / "macros" / "crash_points.sql").write_text(
-        (ROOT / "integration_tests" / "macros" / "crash_points.sql").read_text()
-    )
-    (path / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
-    (path / "dbt_project.yml").write_text(
-        "name: spark_cdc_partitions_it\nversion: '0.1.0'\nconfig-version: 2\n"
-        "profile: spark_cdc_integration_tests\n"
-        "dispatch:\n  - macro_namespace: spark_cdc\n    search_order: [spark_cdc_partitions_it, spark_cdc]\n"
-        "vars: {spark_cdc: {formats: {"
-        + ", ".join(f"{f}: {{enabled: {str(f == 'debezium').lower()}, relation: raw.{f}}}" for f in FORMATS)
-        + "}}}\n"
-    )
-    models = {name: model_sql(schema, *MODELS[name]) for name in names}
-    columns = "".join(f"      - {{name: {c}, data_type: {t}}}\n" for c, t in COLUMNS)
-    for name, text in models.items():
-        (path / "models" / f"{name}.sql").write_text(text)
-    (path / "models" / "models.yml").write_text(
-        "version: 2\nmodels:\n" + "".join(f"  - name: {m}\n    columns:\n{columns}" for m in models)
-    )
-    side = DbtProject(str(path), profiles_dir=project.profiles_dir)
-    side.dbt("deps", "--quiet")
-    return side
+    names = tuple(names)
+    models = {f"{name}.sql": model_sql(schema, *MODELS[name]) for name in names}
+    models["models.yml"] = models_yml(names)
+    crash = (ROOT / "integration_tests" / "macros" / "crash_points.sql").read_text()
+    return side_project(project, path, models, macros={"crash_points.sql": crash})

@@ -15,7 +15,7 @@ import pytest
 
 from tests.helpers.corpora.debezium import corpus, envelope, product, truncate
 from tests.helpers.landing import DbtProject, land_messages
-from tests.helpers.projects import side_project
+from tests.helpers.projects import models_yml, side_project
 
 pytestmark = pytest.mark.integration
 
@@ -307,15 +307,8 @@ def test_late_changes_deletes_toast_key_change_truncate_rerun_and_full_refresh(
             f"    return session.table('`{schema}`.cdc_changes')\n"
         )
 
-    columns = "".join(
-        f"      - {{name: {c}, data_type: {t}}}\n"
-        for c, t in [("id", "int"), ("name", "string"), ("description", "string"), ("weight", "double")]
-    )
-    yml = "version: 2\nmodels:\n" + "".join(
-        f"  - name: {m}\n    columns:\n{columns}" for m in ("history_py", "state_py")
-    )
     files = {"history_py.py": python_model("cdc_scd2"), "state_py.py": python_model("cdc_scd1")}
-    files["models.yml"] = yml
+    files["models.yml"] = models_yml(("history_py", "state_py"))
     side = side_project(project, tmp_path, files)
     side.dbt("run", "--select", "history_py", "state_py", "--target-path", str(tmp_path / "target"))
     assert project.rows(f"select * from `{schema}`.history_py order by id, _cdc_valid_from_seq") == rows

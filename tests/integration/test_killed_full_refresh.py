@@ -20,7 +20,7 @@ import pytest
 from tests.helpers.corpora.debezium import corpus, envelope, product, truncate
 from tests.helpers.lakehouse import table_format
 from tests.helpers.landing import DbtProject, land_messages
-from tests.helpers.projects import COLUMNS, side_project
+from tests.helpers.projects import models_yml, side_project
 from tests.helpers.targets import props, view
 
 pytestmark = pytest.mark.integration
@@ -49,13 +49,6 @@ def model(materialization: str, schema: str) -> str:
     )
 
 
-def models_yml() -> str:
-    columns = "".join(f"      - {{name: {c}, data_type: {t}}}\n" for c, t in COLUMNS)
-    return "version: 2\nmodels:\n" + "".join(
-        f"  - name: {m}\n    columns:\n{columns}" for m in (HISTORY, STATE)
-    )
-
-
 def targets(project: DbtProject, schema: str) -> dict[str, Any]:
     """Both targets' rows and the counts their views record."""
     kept = ("spark_cdc.current_rows", "spark_cdc.tombstones", "spark_cdc.partial_rows", "spark_cdc.versions")
@@ -77,7 +70,7 @@ def test_the_run_after_a_killed_full_refresh_recounts_and_takes_the_general_stat
         {
             f"{HISTORY}.sql": model("cdc_scd2", schema),
             f"{STATE}.sql": model("cdc_scd1", schema),
-            "models.yml": models_yml(),
+            "models.yml": models_yml((HISTORY, STATE)),
         },
         macros={"crash.sql": CRASH},
     )

@@ -18,8 +18,7 @@
     refresh drops first and cdc_scd2's refuses to continue until a full refresh completes). -#}
 {% macro _cdc_forget_state_facts(target_relation, state, cfg) -%}
   {%- set k = spark_cdc._cdc_kind(cfg['materialization']) -%}
-  {%- if not cfg['full_refresh'] or state['version'] is none or not state['owned']
-        or state['materialization'] not in k['accepts'] -%}
+  {%- if not cfg['full_refresh'] or not state['owned'] or state['materialization'] not in k['accepts'] -%}
     {{ return(none) }}
   {%- endif -%}
   {%- call statement('cdc_forget_facts') -%}
