@@ -92,13 +92,15 @@ integration: $(STAMP)
 # test-long run every lakehouse module and every example on both. The suite leaves to those lanes
 # the example projects (each built there on Spark 3.5; one of them on Spark 4.0, one on 4.3, one on
 # Delta, one on Iceberg), to `make test-long` the two reliability tests that start Spark JVMs of their
-# own (SIGKILL crash safety and two runs at once; the standalone cluster), and to `make bench` /
-# `make test-long` the check of the benchmark workloads. CI takes about 49 minutes on a slow host
-# (5,338 busy CPU-s), about 44 on a faster one (CONTRIBUTING.md).
+# own (SIGKILL crash safety and two runs at once; the standalone cluster; a batch of 4 MiB and 15 MB
+# messages on a 1 GiB driver, LARGE_MESSAGES), and to `make bench` / `make test-long` the check of
+# the benchmark workloads. CI's time: CONTRIBUTING.md.
+LARGE_MESSAGES := tests/integration/test_hostile_input.py::test_a_batch_of_large_messages_fits_the_default_driver_memory
 TEST_ELSEWHERE := --ignore=tests/integration/test_examples.py \
 	--ignore=tests/integration/test_benchmark_workloads.py \
 	--ignore=tests/integration/test_reliability_crash.py \
-	--ignore=tests/integration/test_reliability_cluster.py
+	--ignore=tests/integration/test_reliability_cluster.py \
+	--deselect=$(LARGE_MESSAGES)
 test: $(STAMP) lint lakehouse-jars
 	$(BIN)/pytest tests -q $(XDIST) --durations=15 $(TEST_ELSEWHERE)
 	$(MAKE) --no-print-directory -j3 --output-sync=target test-other-lines test-delta test-iceberg \
@@ -140,13 +142,13 @@ test-fast: $(STAMP)
 
 # The reliability tests at full size (CONTRIBUTING.md): 36 SIGKILL points over 3 batches, 400 random
 # hostile messages per format, 20 schema-drift batches, every conformance module on a 2-worker
-# standalone cluster; and the randomized reference suite with 300 scenarios per format. `make test`
-# runs them in short form.
+# standalone cluster; large messages on a 1 GiB driver; and the randomized reference suite with 300
+# scenarios per format. `make test` runs them in short form.
 test-long: $(STAMP)
 	SPARK_CDC_KILLS=36 SPARK_CDC_KILL_BATCHES=3 SPARK_CDC_FUZZ_CASES=400 SPARK_CDC_DRIFT_BATCHES=20 \
 	  SPARK_CDC_CLUSTER_TESTS=all SPARK_CDC_REFERENCE_SCENARIOS=300 \
 	  $(BIN)/pytest tests/integration/test_reliability_*.py tests/integration/test_apply_reference_formats.py \
-	  tests/integration/test_benchmark_workloads.py -q $(XDIST) --durations=10
+	  tests/integration/test_benchmark_workloads.py '$(LARGE_MESSAGES)' -q $(XDIST) --durations=10
 	$(MAKE) --no-print-directory test-lakehouse LAKEHOUSE_SCENARIOS=60 \
 	  LAKEHOUSE_FEEDS='debezium aurora_dsql qlik_replicate ydb cockroachdb'
 

@@ -20,9 +20,11 @@ EXPECTED = sorted(
     (json.loads(line) for line in (CORPUS / "expected.jsonl").read_text().splitlines() if line.strip()),
     key=lambda r: r["id"],
 )
-# The SCD2 targets have their own modules (test_debezium_scd2.py, test_apply_reference_formats.py).
-# Eager test selection: excluding a model excludes its tests (the buildable default of conftest.py
-# would still run the SCD2 targets' reconciliation tests, whose parent products is built).
+# The SCD2 targets have their own modules (test_debezium_scd2.py, test_apply_reference_formats.py);
+# orders and debezium_all_types (other source tables: empty here) theirs (test_contracts_targets.py,
+# test_debezium_types.py). Eager test selection: excluding a model excludes its tests (the buildable
+# default of conftest.py would still run the SCD2 targets' reconciliation tests, whose parent
+# products is built).
 BUILD = (
     "build",
     "--indirect-selection",
@@ -32,6 +34,8 @@ BUILD = (
     "udf_smoke_python",
     "products_history",
     "products_weight_history",
+    "orders",
+    "debezium_all_types",
 )
 
 
