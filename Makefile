@@ -91,8 +91,8 @@ integration: $(STAMP)
 # real Delta Lake and on real Apache Iceberg, an example on each); make test-lakehouse / make
 # test-long run every lakehouse module and every example on both. The suite leaves to those lanes
 # the example projects (each built there on Spark 3.5; one of them on Spark 4.0, one on 4.3, one on
-# Delta, one on Iceberg), to `make test-long` the two reliability tests that start Spark JVMs of their
-# own (SIGKILL crash safety and two runs at once; the standalone cluster; a batch of 4 MiB and 15 MB
+# Delta, one on Iceberg), to `make test-long` the three tests that start Spark JVMs of their own
+# (SIGKILL crash safety and two runs at once; the standalone cluster; a batch of 4 MiB and 15 MB
 # messages on a 1 GiB driver, LARGE_MESSAGES), and to `make bench` / `make test-long` the check of
 # the benchmark workloads. CI's time: CONTRIBUTING.md.
 LARGE_MESSAGES := tests/integration/test_hostile_input.py::test_a_batch_of_large_messages_fits_the_default_driver_memory
@@ -143,7 +143,8 @@ test-fast: $(STAMP)
 # The reliability tests at full size (CONTRIBUTING.md): 36 SIGKILL points over 3 batches, 400 random
 # hostile messages per format, 20 schema-drift batches, every conformance module on a 2-worker
 # standalone cluster; large messages on a 1 GiB driver; and the randomized reference suite with 300
-# scenarios per format. `make test` runs them in short form.
+# scenarios per format. `make test` runs them in short form (the crash, cluster and large-message
+# tests not at all: their rules at small sizes, CONTRIBUTING.md).
 test-long: $(STAMP)
 	SPARK_CDC_KILLS=36 SPARK_CDC_KILL_BATCHES=3 SPARK_CDC_FUZZ_CASES=400 SPARK_CDC_DRIFT_BATCHES=20 \
 	  SPARK_CDC_CLUSTER_TESTS=all SPARK_CDC_REFERENCE_SCENARIOS=300 \

@@ -31,6 +31,7 @@ EXPECTED = {r["source_test"].split(" ")[0]: r["final_table_state"] for r in reco
 TARGETS = ("crdb_bar", "crdb_composite", "crdb_foo", "crdb_kv", "crdb_types")
 # The target a single-table feed's changes reach: a build leaves out the others (each an empty
 # table here, a few seconds of statements). A multi-table feed (source_table None) builds all.
+# keys_only reaches none: crdb_foo is built to show that it stays empty.
 TARGET_OF = {"foo": "crdb_foo", "keys_only": "crdb_foo", "bar": "crdb_bar", "kv": "crdb_kv"}
 TARGET_OF |= {"composite": "crdb_composite", "crdb_types": "crdb_types"}
 
@@ -343,7 +344,7 @@ def test_bad_records_get_reason_codes_and_the_run_goes_on(project: DbtProject, s
         RawMessage(v(good), "[1]"),
         '{"after": {"a": 1',  # truncated
         "[1]",  # JSON, not an object
-        v({"after": {"a": 9, "b": "x" * 3000}, "topic": "foo", "updated": hlc(9)}),  # > 2048 bytes
+        v({"after": {"a": 9, "b": "x" * 70_000}, "topic": "foo", "updated": hlc(9)}),  # > 2048 bytes
         RawMessage(v({"a": 1, "b": "a"}), "[1]"),  # a row-envelope message in a wrapped feed
         RawMessage(v({"after": "x", "topic": "foo", "updated": hlc(5)}), "[1]"),
         RawMessage(v({"after": {"a": 1, "b": "x"}, "topic": "foo", "updated": "1.5e3"}), "[1]"),
@@ -393,6 +394,15 @@ def test_bad_records_get_reason_codes_and_the_run_goes_on(project: DbtProject, s
     ]
     quarantined = project.rows(f"select raw_value, raw_ref from `{schema}`.cdc_quarantine")
     assert all(q["raw_value"] is not None and q["raw_ref"]["order"] is not None for q in quarantined)
+    # An oversized message's quarantine row keeps its head only (the raw relation keeps the whole).
+    (too_large,) = project.rows(
+        f"select raw_value, reason_detail from `{schema}`.cdc_quarantine"
+        " where reason_code = 'payload_too_large'"
+    )
+    assert too_large["raw_value"] == messages[3][:65536]
+    assert too_large["reason_detail"].endswith(
+        "raw_value keeps its first 65536 characters, the raw relation the whole value"
+    )
 
 
 def test_invalid_option_fails_at_compile_time_naming_setting_and_fix(
