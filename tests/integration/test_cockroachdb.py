@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from tests.helpers.corpora.cockroachdb import corpus, message, records
-from tests.helpers.landing import DbtProject, RawMessage, land_messages
+from tests.helpers.landing import DbtProject, RawMessage, build_only, land_messages
 from tests.helpers.results import assert_records_accounted
 
 pytestmark = pytest.mark.integration
@@ -29,11 +29,17 @@ FMT = "cockroachdb"
 
 EXPECTED = {r["source_test"].split(" ")[0]: r["final_table_state"] for r in records("expected.jsonl")}
 TARGETS = ("crdb_bar", "crdb_composite", "crdb_foo", "crdb_kv", "crdb_types")
-# The target a single-table feed's changes reach: a build leaves out the others (each an empty
-# table here, a few seconds of statements). A multi-table feed (source_table None) builds all.
-# keys_only reaches none: crdb_foo is built to show that it stays empty.
-TARGET_OF = {"foo": "crdb_foo", "keys_only": "crdb_foo", "bar": "crdb_bar", "kv": "crdb_kv"}
-TARGET_OF |= {"composite": "crdb_composite", "crdb_types": "crdb_types"}
+# The targets a single-table feed's changes reach: a build leaves out the others (build_only). A
+# multi-table feed (source_table None) builds all. keys_only reaches none: crdb_foo is built to
+# show that it stays empty.
+TARGETS_OF = {
+    "foo": ("crdb_foo",),
+    "keys_only": ("crdb_foo",),
+    "bar": ("crdb_bar",),
+    "kv": ("crdb_kv",),
+    "composite": ("crdb_composite",),
+    "crdb_types": ("crdb_types",),
+}
 
 
 @pytest.fixture(autouse=True)
@@ -53,14 +59,14 @@ def build(
 ) -> Any:
     """`dbt build` with the cockroachdb options of the changefeed being replayed (CLI vars replace the
     whole spark_cdc var, so the project's value is the starting point). The default build leaves
-    out the targets a single-table feed does not reach (TARGET_OF)."""
+    out the targets a single-table feed does not reach (TARGETS_OF)."""
     project_vars = yaml.safe_load((ROOT / "integration_tests" / "dbt_project.yml").read_text())["vars"]
     cfg = copy.deepcopy(project_vars["spark_cdc"])
     cfg["formats"][FMT].update(envelope=envelope, order_by=order_by, source_table=source_table)
     if max_payload_bytes is not None:
         cfg["max_payload_bytes"] = max_payload_bytes
     if command == BUILD and source_table is not None:
-        command = (*BUILD, *(t for t in TARGETS if t != TARGET_OF.get(source_table)))
+        command = build_only(BUILD, TARGETS, *TARGETS_OF.get(source_table, ()))
     return project.dbt(*command, "--vars", json.dumps({"spark_cdc": cfg}), expect_success=expect_success)
 
 

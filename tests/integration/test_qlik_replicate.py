@@ -20,22 +20,15 @@ import yaml  # type: ignore[import-untyped]
 from dbt_spark_cdc.qlik_replicate import QlikColumn, data_message, decode_mask, encode_mask, metadata_message
 
 from tests.helpers.corpora.qlik_replicate import corpus, named_corpus
-from tests.helpers.landing import DbtProject, land_messages
+from tests.helpers.landing import DbtProject, build_only, land_messages
 from tests.helpers.results import assert_records_accounted
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ("build", "--exclude", "udf_smoke_sql", "udf_smoke_python")
+# A test builds the targets it reads (build_only); the corpus and reason-code tests build them all.
 TARGETS = ("qlik_types", "salaries", "salaries_history")
-
-
-def build_only(*targets: str) -> tuple[str, ...]:
-    """BUILD without the targets a test does not read (each an empty table there, a few seconds of
-    statements): the corpus and reason-code tests build them all."""
-    return (*BUILD, *(t for t in TARGETS if t not in targets))
-
-
 FMT = "qlik_replicate"
 
 SALARIES = [
@@ -228,9 +221,9 @@ def test_refresh_then_changes_in_any_order_and_rerun_is_a_no_op(project: DbtProj
     # REFRESH row of 20003 delivered late never overrides its change (full load precedes every change).
     late_refresh = data_message("REFRESH", row(20003, 1, "2000-01-01", "2000-01-02"))
     land_messages(project.spark, raw, FMT, [md, refresh, *changes[:4]])
-    project.dbt(*build_only("salaries"))
+    project.dbt(*build_only(BUILD, TARGETS, "salaries"))
     land_messages(project.spark, raw, FMT, [*changes[4:], late_refresh])
-    project.dbt(*build_only("salaries"))
+    project.dbt(*build_only(BUILD, TARGETS, "salaries"))
 
     assert salaries(project, schema) == [
         (14472, 52000, "1993-11-25", "1994-11-25"),
@@ -254,7 +247,7 @@ def test_refresh_then_changes_in_any_order_and_rerun_is_a_no_op(project: DbtProj
     assert all(r["after"] is None and r["changed_columns"] is None for r in deletes)
 
     props = {r["key"]: r["value"] for r in project.rows(f"show tblproperties `{schema}`.salaries")}
-    project.dbt(*build_only("salaries"))
+    project.dbt(*build_only(BUILD, TARGETS, "salaries"))
     again = {r["key"]: r["value"] for r in project.rows(f"show tblproperties `{schema}`.salaries")}
     assert again["spark_cdc.consumed_through"] == props["spark_cdc.consumed_through"]
     assert again["spark_cdc.version"] == props["spark_cdc.version"]
@@ -273,7 +266,7 @@ def test_primary_key_update_deletes_the_old_key_whatever_the_arrival_order(
     old, new = row(30001, 100, "2001-01-01", None), row(30002, 100, "2001-01-01", None)
     key_change = salary_change("UPDATE", 20, new, changed=[1], before=old)
     land_messages(project.spark, raw, FMT, [md, key_change])
-    project.dbt(*build_only("salaries", "salaries_history"))
+    project.dbt(*build_only(BUILD, TARGETS, "salaries", "salaries_history"))
     assert salaries(project, schema) == [(30002, 100, "2001-01-01", "None")]
     land_messages(
         project.spark,
@@ -281,7 +274,7 @@ def test_primary_key_update_deletes_the_old_key_whatever_the_arrival_order(
         FMT,
         [salary_change("INSERT", 10, old), salary_change("INSERT", 11, row(30003, 5, "2001-01-01", None))],
     )
-    project.dbt(*build_only("salaries", "salaries_history"))
+    project.dbt(*build_only(BUILD, TARGETS, "salaries", "salaries_history"))
 
     assert salaries(project, schema) == [(30002, 100, "2001-01-01", "None"), (30003, 5, "2001-01-01", "None")]
     history = project.rows(
@@ -355,7 +348,7 @@ def test_masks_wider_than_64_columns(project: DbtProject, schema: str) -> None:
             )
         )
     land_messages(project.spark, f"{schema}_raw", FMT, messages)
-    project.dbt(*build_only())
+    project.dbt(*build_only(BUILD, TARGETS))
 
     rows = staged(project, schema)
     assert [r["record_status"] for r in rows] == ["skipped"] + ["change"] * 5
@@ -478,7 +471,7 @@ def test_decoder_types_from_metadata(project: DbtProject, schema: str) -> None:
         data_message("INSERT", bad, change_sequence=2, table=("test", "types")),
     ]
     land_messages(project.spark, f"{schema}_raw", FMT, messages)
-    project.dbt(*build_only("qlik_types"))
+    project.dbt(*build_only(BUILD, TARGETS, "qlik_types"))
     names = ", ".join(c.name for c in columns)
     got = project.rows(f"select {names} from `{schema}`.qlik_types order by id")
     assert got[0] == {
