@@ -3,7 +3,10 @@
     UPDATE whose beforeData holds the old key) is two changes of the canonical stream, both at its
     seq: the delete of the old key (the before image, no after image) and the change of the new one.
     Every reader of staged changes (cdc_changes, cdc_sequence_conflicts) goes through here, so the
-    old key ends the same way in every format, whatever the arrival order. -#}
+    old key ends the same way in every format, whatever the arrival order. `cdc_format` is selected
+    as the format's literal (every staging model writes it so): a reader that filters on it, as
+    each cdc_scd1 / cdc_scd2 target does, then reads its own format's staging tables only, because
+    Spark drops the union's other branches when it plans the query. -#}
 {% macro union_staged(record_status, columns) -%}
   {{ return(adapter.dispatch('union_staged', 'spark_cdc')(record_status, columns)) }}
 {%- endmacro %}
@@ -15,11 +18,15 @@
   {%- set parts = [] -%}
   {%- for format in spark_cdc.enabled_formats() -%}
     {%- for model_name in spark_cdc.format_staging_models(format) -%}
-      {%- do parts.append((model_name, ref(model_name))) -%}
+      {%- do parts.append((format, model_name, ref(model_name))) -%}
     {%- endfor -%}
   {%- endfor -%}
-  {%- for model_name, relation in parts %}
-select {% for c in columns %}{{ spark_cdc._key_change_delete_column(c) if record_status == 'change' else c }}{{ ', ' if not loop.last }}{% endfor %}
+  {%- for format, model_name, relation in parts %}
+select {% for c in columns -%}
+  {%- if c == 'cdc_format' -%}{{ spark_cdc._sql_string(format) }} as cdc_format
+  {%- elif record_status == 'change' -%}{{ spark_cdc._key_change_delete_column(c) }}
+  {%- else -%}{{ c }}{%- endif -%}{{ ', ' if not loop.last }}
+{%- endfor %}
 from {{ relation }} as s
     {%- if record_status == 'quarantined' and model_name in retried_by %}
 left anti join {{ ref(retried_by[model_name]) }} as r
