@@ -3,12 +3,12 @@
     before anything is written), and every later statement of the run (the reject checks, the state
     or history it writes) reads that table instead of the batch's SQL.
 
-    Why: the batch's SQL reads the model's input (for a model over cdc_changes, the union of every
-    staging table, the key-change split and the sequence-conflict lookups) twice or more, and the
-    state SQL reads the batch in several of its steps. Spark inlines each of those reads, so each
-    statement analysed, optimized and scanned the input several times over: on the reference suite's
-    tables a cdc_scd2 run spent 23 s in one CREATE TABLE AS whose own work, over the written batch,
-    takes 3 s. The table also makes the run apply exactly the rows its checks saw.
+    Why: the batch's SQL reads the model's input (for a model over cdc_changes, the union of its
+    format's staging tables, the key-change split and the sequence-conflict lookups) twice or
+    more, and the state SQL reads the batch in several of its steps. Spark inlines each of those
+    reads, so each statement analysed, optimized and scanned the input several times over: on the
+    reference suite's tables a cdc_scd2 run spent 23 s in one CREATE TABLE AS whose own work, over
+    the written batch, takes 3 s. The table also makes the run apply exactly the rows its checks saw.
 
     The table also records whether each change fails the target's checks (`_rejected`, rejects.sql):
     one pass parses each image for them, and the reject count is a scan of that column.
