@@ -13,12 +13,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from dbt_common.tests import enable_test_caching
 
 from tests.helpers.lakehouse import session_env
 from tests.helpers.landing import FORMATS, DbtProject, fresh_landing
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT_DIR = ROOT / "integration_tests"
+
+# dbt's own test fixtures do this (dbt.tests.fixtures.project): within one process, dbt keeps what it
+# parsed from a macro or model file's text (Jinja's parse tree, the macro calls it found, the file's
+# blocks), keyed by that text, and reuses it for the same text. A full parse (each test's first build
+# under its own --vars or environment) read every one of the package's and dbt's macros again.
+enable_test_caching()
 
 
 @pytest.fixture(scope="session")
