@@ -24,7 +24,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 PYTEST_WORKERS ?= 2
 XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: demo demo-spark35 report test test-other-lines test-fast test-long test-matrix test-spark35 test-spark35-examples test-spark35-lakehouse test-spark43-examples test-spark40-examples test-spark40-lakehouse lint lint-sql unit integration bench \
+.PHONY: demo demo-spark35 report test test-suite test-setup test-other-lines test-fast test-long test-matrix test-spark35 test-spark35-examples test-spark35-lakehouse test-spark43-examples test-spark40-examples test-spark40-lakehouse lint lint-sql unit integration bench \
 	clean lakehouse-jars test-lakehouse test-delta test-iceberg
 
 # The lakehouse lanes: the MERGE storage, a killed full refresh, every example, the randomized
@@ -86,26 +86,30 @@ unit: $(STAMP)
 integration: $(STAMP)
 	$(BIN)/pytest tests/integration -q $(XDIST)
 
-# `make test`: the suite on the default Spark line (parquet), then at once the examples on the other
-# Spark lines (test-other-lines, parquet) and the lakehouse lanes in short form (LAKEHOUSE_SHORT on
-# real Delta Lake and on real Apache Iceberg, an example on each); make test-lakehouse / make
-# test-long run every lakehouse module and every example on both. The suite leaves to those lanes
-# the example projects (each built there on Spark 3.5; one of them on Spark 4.0, one on 4.3, one on
-# Delta, one on Iceberg), to `make test-long` the three tests that start Spark JVMs of their own
-# (SIGKILL crash safety and two runs at once; the standalone cluster; a batch of 4 MiB and 15 MB
-# messages on a 1 GiB driver, LARGE_MESSAGES), and to `make bench` / `make test-long` the check of
-# the benchmark workloads. CI's time: CONTRIBUTING.md.
+# `make test`: the suite on the default Spark line (parquet) beside lint and the lanes' set-up
+# (test-setup; their output interleaved, so the suite's progress shows as it runs), then at once
+# the examples on the other Spark lines (test-other-lines, parquet) and the lakehouse lanes in
+# short form (LAKEHOUSE_SHORT on real Delta Lake and on real Apache Iceberg, an example on each);
+# make test-lakehouse / make test-long run every lakehouse module and every example on both. The
+# suite leaves to those lanes the example projects (each built there on Spark 3.5; one of them on
+# Spark 4.0, one on 4.3, one on Delta, one on Iceberg), to `make test-long` the three tests that
+# start Spark JVMs of their own (SIGKILL crash safety and two runs at once; the standalone cluster;
+# a batch of 4 MiB and 15 MB messages on a 1 GiB driver, LARGE_MESSAGES), and to `make bench` /
+# `make test-long` the check of the benchmark workloads. CI's time: CONTRIBUTING.md.
 LARGE_MESSAGES := tests/integration/test_hostile_input.py::test_a_batch_of_large_messages_fits_the_default_driver_memory
 TEST_ELSEWHERE := --ignore=tests/integration/test_examples.py \
 	--ignore=tests/integration/test_benchmark_workloads.py \
 	--ignore=tests/integration/test_reliability_crash.py \
 	--ignore=tests/integration/test_reliability_cluster.py \
 	--deselect=$(LARGE_MESSAGES)
-test: $(STAMP) lint lakehouse-jars
-	$(BIN)/pytest tests -q $(XDIST) --durations=15 $(TEST_ELSEWHERE)
+test: $(STAMP)
+	$(MAKE) --no-print-directory -j2 test-suite test-setup
 	$(MAKE) --no-print-directory -j3 --output-sync=target test-other-lines test-delta test-iceberg \
 	  LAKEHOUSE_TESTS='$(LAKEHOUSE_SHORT)' LAKEHOUSE_SPLIT_EXAMPLES=1 \
 	  LAKEHOUSE_FEEDS_iceberg='$(LAKEHOUSE_SHORT_FEEDS_iceberg)'
+
+test-suite: $(STAMP)
+	$(BIN)/pytest tests -q $(XDIST) --durations=15 $(TEST_ELSEWHERE)
 
 # The example projects on the other Spark lines, one line at a time (each builds in
 # examples/<format>): every example on Spark 3.5 (its own code path: no VARIANT), and one on each
@@ -239,6 +243,11 @@ $(eval $(call spark_line_venv,spark43,SPARK43_PIP))
 
 test-spark43-examples: $(SPARK43_STAMP)
 	$(call spark_line_examples,$(SPARK43_VENV),SPARK_CDC_HOME=$(CURDIR)/.spark/spark43 PYSPARK_PYTHON=$(CURDIR)/$(SPARK43_VENV)/bin/python)
+
+# What `make test` does beside the suite, one step after the other: lint, then what its lanes need
+# (the lakehouse jars, a venv per other Spark line; after the venvs' definitions above). On a fresh
+# machine that is mostly downloads, which then neither wait for the suite nor hold it up.
+test-setup: lint lakehouse-jars $(SPARK35_STAMP) $(SPARK40_STAMP) $(SPARK43_STAMP)
 
 # Every case at the issue's sizes (each report records its total; benchmarks/README.md); BENCH_ARGS=
 # '--scale 0.01' for a smoke run, '--cases parse:debezium,apply:delta' for some cases. Its own
