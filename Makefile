@@ -244,9 +244,10 @@ $(eval $(call spark_line_venv,spark43,SPARK43_PIP))
 test-spark43-examples: $(SPARK43_STAMP)
 	$(call spark_line_examples,$(SPARK43_VENV),SPARK_CDC_HOME=$(CURDIR)/.spark/spark43 PYSPARK_PYTHON=$(CURDIR)/$(SPARK43_VENV)/bin/python)
 
-# What `make test` does beside the suite, one step after the other: lint, then what its lanes need
-# (the lakehouse jars, a venv per other Spark line; after the venvs' definitions above). On a fresh
-# machine that is mostly downloads, which then neither wait for the suite nor hold it up.
+# What `make test` does beside the suite, one step at a time in the job slot the suite leaves free:
+# lint, then what its lanes need (the lakehouse jars, a venv per other Spark line; after the venvs'
+# definitions above). On a fresh machine that is mostly downloads, which then neither wait for the
+# suite nor hold it up.
 test-setup: lint lakehouse-jars $(SPARK35_STAMP) $(SPARK40_STAMP) $(SPARK43_STAMP)
 
 # Every case at the issue's sizes (each report records its total; benchmarks/README.md); BENCH_ARGS=
