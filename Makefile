@@ -24,7 +24,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 PYTEST_WORKERS ?= 2
 XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: demo demo-spark35 report test test-suite test-setup test-other-lines test-fast test-long test-matrix test-spark35 test-spark35-examples test-spark35-lakehouse test-spark43-examples test-spark40-examples test-spark40-lakehouse lint lint-sql unit integration bench \
+.PHONY: venv demo demo-spark35 report test test-suite test-setup test-other-lines test-fast test-long test-matrix test-spark35 test-spark35-examples test-spark35-lakehouse test-spark43-examples test-spark40-examples test-spark40-lakehouse lint lint-sql unit integration bench \
 	clean lakehouse-jars test-lakehouse test-delta test-iceberg
 
 # The lakehouse lanes: the MERGE storage, a killed full refresh, every example, the randomized
@@ -62,6 +62,9 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --no-compile -e '.[dev]' '$(PYSPARK_SPEC)'
 	touch $(STAMP)
+
+# The venv alone (.ci/run installs it while the Debian packages install).
+venv: $(STAMP)
 
 demo: $(STAMP)
 	cd integration_tests && ../$(BIN)/python scripts/demo.py
