@@ -22,21 +22,30 @@
     {%- endif -%}
   {%- endfor -%}
 
-  {#- source table -> {'quarantined': {reason: n}, 'pending': n, 'lag': (p50, max)} -#}
+  {#- source table -> {'quarantined': {reason: n}, 'pending': n, 'lag': (p50, max)}, from one query over
+      what this invocation built of cdc_quarantine (part 0), the DSQL pending chunks (1) and
+      cdc_lag (2). -#}
   {%- set sources = {} -%}
+  {%- set parts = [] -%}
   {%- if 'cdc_quarantine' in built -%}
-    {%- for row in run_query("select coalesce(source_table, '(unknown table)'), reason_code, count(*) from " ~ built['cdc_quarantine'] ~ " where cdc_loaded_at >= " ~ since ~ " group by 1, 2 order by 1, 2") -%}
-      {%- do sources.setdefault(row[0], {}).setdefault('quarantined', {}).update({row[1]: row[2]}) -%}
-    {%- endfor -%}
+    {%- do parts.append("select 0 as part, coalesce(source_table, '(unknown table)') as source_table, reason_code, count(*) as n, cast(null as double) as p50, cast(null as double) as mx from " ~ built['cdc_quarantine'] ~ " where cdc_loaded_at >= " ~ since ~ " group by 2, 3") -%}
   {%- endif -%}
   {%- if 'stg_cdc__aurora_dsql_pending_chunks' in built -%}
-    {%- for row in run_query("select coalesce(source_table, '(unknown table)'), count(*) from " ~ built['stg_cdc__aurora_dsql_pending_chunks'] ~ " group by 1") -%}
-      {%- do sources.setdefault(row[0], {}).update({'pending': row[1]}) -%}
-    {%- endfor -%}
+    {%- do parts.append("select 1, coalesce(source_table, '(unknown table)'), cast(null as string), count(*), cast(null as double), cast(null as double) from " ~ built['stg_cdc__aurora_dsql_pending_chunks'] ~ " group by 2") -%}
   {%- endif -%}
   {%- if 'cdc_lag' in built -%}
-    {%- for row in run_query("select source_table, percentile(processing_lag_ms_p50, 0.5), max(processing_lag_ms_max) from " ~ built['cdc_lag'] ~ " where cdc_loaded_at >= " ~ since ~ " and processing_lag_ms_max is not null group by 1") -%}
-      {%- do sources.setdefault(row[0], {}).update({'lag': (row[1], row[2])}) -%}
+    {%- do parts.append("select 2, source_table, cast(null as string), cast(null as bigint), percentile(processing_lag_ms_p50, 0.5), cast(max(processing_lag_ms_max) as double) from " ~ built['cdc_lag'] ~ " where cdc_loaded_at >= " ~ since ~ " and processing_lag_ms_max is not null group by 2") -%}
+  {%- endif -%}
+  {%- if parts -%}
+    {%- for row in run_query(parts | join(' union all ') ~ ' order by 1, 2, 3') -%}
+      {%- set found = sources.setdefault(row[1], {}) -%}
+      {%- if row[0] == 0 -%}
+        {%- do found.setdefault('quarantined', {}).update({row[2]: row[3]}) -%}
+      {%- elif row[0] == 1 -%}
+        {%- do found.update({'pending': row[3]}) -%}
+      {%- else -%}
+        {%- do found.update({'lag': (row[4], row[5])}) -%}
+      {%- endif -%}
     {%- endfor -%}
   {%- endif -%}
 
@@ -58,7 +67,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- for source_table, found in sources.items() if source_table not in shown and (found.get('quarantined') or found.get('pending')) -%}
-    {%- do entries.append(('(' ~ source_table ~ ')', '-', '-', '-', found)) -%}
+    {%- do entries.append((source_table if source_table.startswith('(') else '(' ~ source_table ~ ')', '-', '-', '-', found)) -%}
   {%- endfor -%}
   {%- if entries -%}
     {%- set width = ([28] + entries | map('first') | map('length') | list) | max -%}

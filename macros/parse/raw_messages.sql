@@ -276,31 +276,40 @@ where r.n > coalesce(s.n, 0)
   {%- set numeric = order_type in integer_types -%}
   {%- if not numeric and order_type != 'timestamp' -%}{{ return('') }}{%- endif -%}
   {%- set this_relation = spark_cdc._sql_string(relation | string) -%}
-  {%- set known = run_query(
-        'select count(*), count(w.o), cast(min(w.o) as string) from (select max(raw_ref.order) as o from '
-        ~ this ~ ' where raw_ref.relation = ' ~ this_relation ~ ' group by raw_ref.partition) as w') -%}
-  {%- if known[0][0] == 0 or known[0][1] < known[0][0] -%}{{ return('') }}{%- endif -%}
-  {%- set bounds = [known[0][2] | int] -%}
   {%- set q = spark_cdc.quote_identifier -%}
   {%- set order_col = alias ~ '.' ~ q(position['order']) -%}
   {%- set order_value = order_col if numeric else 'unix_micros(' ~ order_col ~ ')' -%}
-  {%- set fresh = run_query(
-        'select cast(min(' ~ order_value ~ ') as string) from ' ~ relation ~ ' as ' ~ alias
+  {#- One query: the staged groups' watermarks (how many groups, how many with an order, the lowest)
+      and the lowest order of a raw group not staged yet. -#}
+  {%- set known = run_query(
+        'select k.*, (select cast(min(' ~ order_value ~ ') as string) from ' ~ relation ~ ' as ' ~ alias
         ~ ' where ' ~ order_col ~ ' is not null and not exists (select 1 from ' ~ this ~ ' as s'
         ~ ' where s.raw_ref.relation = ' ~ this_relation
-        ~ ' and s.raw_ref.partition <=> ' ~ spark_cdc._raw_group_expr(position['group'], alias) ~ ')') -%}
-  {%- if fresh[0][0] is not none -%}{%- do bounds.append(fresh[0][0] | int) -%}{%- endif -%}
+        ~ ' and s.raw_ref.partition <=> ' ~ spark_cdc._raw_group_expr(position['group'], alias) ~ ')) as fresh'
+        ~ ' from (select count(*) as n, count(w.o) as ordered, cast(min(w.o) as string) as low'
+        ~ ' from (select max(raw_ref.order) as o from ' ~ this ~ ' where raw_ref.relation = ' ~ this_relation
+        ~ ' group by raw_ref.partition) as w) as k') -%}
+  {%- if known[0][0] == 0 or known[0][1] < known[0][0] -%}{{ return('') }}{%- endif -%}
+  {%- set bounds = [known[0][2] | int] -%}
+  {%- if known[0][3] is not none -%}{%- do bounds.append(known[0][3] | int) -%}{%- endif -%}
   {%- set low = bounds | min -%}
   {{ return('(' ~ order_col ~ ' >= ' ~ (low if numeric else 'timestamp_micros(' ~ low ~ ')') ~ ' or ' ~ order_col ~ ' is null)') }}
 {%- endmacro %}
 
-{#- A raw relation's columns: lower-case name -> lower-case data type. -#}
+{#- A raw relation's columns: lower-case name -> lower-case data type. Looked up once per model and
+    relation in an invocation (each lookup is a DESCRIBE of a relation dbt's cache does not hold),
+    kept on the run's graph as _spark_version keeps the version. -#}
 {% macro _raw_column_types(relation) -%}
-  {%- set types = {} -%}
-  {%- for col in adapter.get_columns_in_relation(relation) -%}
-    {%- do types.setdefault(col.name | lower, col.data_type | lower) -%}
-  {%- endfor -%}
-  {{ return(types) }}
+  {%- set known = graph.setdefault('spark_cdc_raw_columns', {}) if execute else {} -%}
+  {%- set key = (model['unique_id'] if model is defined and model else '') ~ ' ' ~ relation -%}
+  {%- if key not in known -%}
+    {%- set types = {} -%}
+    {%- for col in adapter.get_columns_in_relation(relation) -%}
+      {%- do types.setdefault(col.name | lower, col.data_type | lower) -%}
+    {%- endfor -%}
+    {%- do known.update({key: types}) -%}
+  {%- endif -%}
+  {{ return(known[key]) }}
 {%- endmacro %}
 
 {#- The order column as decimal(38,0): timestamps as epoch microseconds, dates as epoch days,

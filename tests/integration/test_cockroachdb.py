@@ -7,7 +7,9 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import json
+import os
 import random
+import re
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -364,9 +366,20 @@ def test_bad_records_get_reason_codes_and_the_run_goes_on(project: DbtProject, s
         v({"resolved": hlc(9)}),
     ]
     land(project, schema, messages)
+    log = Path(os.environ["DBT_LOG_PATH"], "dbt.log")
+    logged = log.stat().st_size if log.exists() else 0
     build(project, source_table=None, max_payload_bytes=2048)
 
     assert state(project, schema, "crdb_foo") == [{"a": 1, "b": "ok"}]
+    # The run summary (the package's on-run-end hook) counts this run's quarantined records by
+    # reason: under the target of their source table, and those of no known table on a line of their own.
+    with log.open("rb") as f:
+        f.seek(logged)
+        summary = f.read().decode(errors="replace")
+    quarantined = "invalid_envelope=1, invalid_sequence=1, missing_key=1, missing_sequence=1, unknown_op=1"
+    assert re.search(rf"crdb_foo +scd1 +1 +1  {quarantined} +- +-", summary), summary[-3000:]
+    unknown = "invalid_envelope=2, malformed_json=2, missing_source_table=1, payload_too_large=1"
+    assert re.search(rf"\(unknown table\) +- +- +-  {unknown} +- +-", summary), summary[-3000:]
     assert reasons(project, schema, "cdc_quarantine") == Counter(
         {
             "malformed_json": 2,
