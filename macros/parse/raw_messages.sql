@@ -298,9 +298,16 @@ where r.n > coalesce(s.n, 0)
 
 {#- A raw relation's columns: lower-case name -> lower-case data type. Looked up once per model and
     relation in an invocation (each lookup is a DESCRIBE of a relation dbt's cache does not hold),
-    kept on the run's graph as _spark_version keeps the version. -#}
+    kept on the run's graph, as _spark_version keeps the version, under the invocation's id: a
+    program that hands dbtRunner the same manifest again keeps its graph, and the next invocation
+    must describe again (the raw relation may have changed since). -#}
 {% macro _raw_column_types(relation) -%}
-  {%- set known = graph.setdefault('spark_cdc_raw_columns', {}) if execute else {} -%}
+  {%- set kept = graph.get('spark_cdc_raw_columns') if execute else none -%}
+  {%- if execute and (kept is none or kept['invocation'] != invocation_id) -%}
+    {%- set kept = {'invocation': invocation_id, 'columns': {}} -%}
+    {%- do graph.update({'spark_cdc_raw_columns': kept}) -%}
+  {%- endif -%}
+  {%- set known = kept['columns'] if kept is not none else {} -%}
   {%- set key = (model['unique_id'] if model is defined and model else '') ~ ' ' ~ relation -%}
   {%- if key not in known -%}
     {%- set types = {} -%}

@@ -148,8 +148,8 @@ def test_report_of_a_real_build_renders_in_chromium(
         ["products_history", "scd2", "4", "16"],
     ], second
     assert sorted(line for line in second if line.startswith("(")) == [
-        "((unknown table)) - - - malformed_json=1 - -",
         "(public.order_items) - - - - 1 -",
+        "(unknown table) - - - malformed_json=1 - -",
     ], second
 
     page = tmp_path / "cdc_report.html"
