@@ -28,10 +28,10 @@
   {%- set sources = {} -%}
   {%- set parts = [] -%}
   {%- if 'cdc_quarantine' in built -%}
-    {%- do parts.append("select 0 as part, coalesce(source_table, '(unknown table)') as source_table, reason_code, count(*) as n, cast(null as double) as p50, cast(null as double) as mx from " ~ built['cdc_quarantine'] ~ " where cdc_loaded_at >= " ~ since ~ " group by 2, 3") -%}
+    {%- do parts.append("select 0 as part, coalesce(source_table, 'unknown table') as source_table, reason_code, count(*) as n, cast(null as double) as p50, cast(null as double) as mx from " ~ built['cdc_quarantine'] ~ " where cdc_loaded_at >= " ~ since ~ " group by 2, 3") -%}
   {%- endif -%}
   {%- if 'stg_cdc__aurora_dsql_pending_chunks' in built -%}
-    {%- do parts.append("select 1, coalesce(source_table, '(unknown table)'), cast(null as string), count(*), cast(null as double), cast(null as double) from " ~ built['stg_cdc__aurora_dsql_pending_chunks'] ~ " group by 2") -%}
+    {%- do parts.append("select 1, coalesce(source_table, 'unknown table'), cast(null as string), count(*), cast(null as double), cast(null as double) from " ~ built['stg_cdc__aurora_dsql_pending_chunks'] ~ " group by 2") -%}
   {%- endif -%}
   {%- if 'cdc_lag' in built -%}
     {%- do parts.append("select 2, source_table, cast(null as string), cast(null as bigint), percentile(processing_lag_ms_p50, 0.5), cast(max(processing_lag_ms_max) as double) from " ~ built['cdc_lag'] ~ " where cdc_loaded_at >= " ~ since ~ " and processing_lag_ms_max is not null group by 2") -%}
@@ -67,7 +67,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- for source_table, found in sources.items() if source_table not in shown and (found.get('quarantined') or found.get('pending')) -%}
-    {%- do entries.append((source_table if source_table.startswith('(') else '(' ~ source_table ~ ')', '-', '-', '-', found)) -%}
+    {%- do entries.append(('(' ~ source_table ~ ')', '-', '-', '-', found)) -%}
   {%- endfor -%}
   {%- if entries -%}
     {%- set width = ([28] + entries | map('first') | map('length') | list) | max -%}

@@ -296,19 +296,12 @@ where r.n > coalesce(s.n, 0)
   {{ return('(' ~ order_col ~ ' >= ' ~ (low if numeric else 'timestamp_micros(' ~ low ~ ')') ~ ' or ' ~ order_col ~ ' is null)') }}
 {%- endmacro %}
 
-{#- A raw relation's columns: lower-case name -> lower-case data type. Looked up once per model and
-    relation in an invocation (each lookup is a DESCRIBE of a relation dbt's cache does not hold),
-    kept on the run's graph, as _spark_version keeps the version, under the invocation's id: a
-    program that hands dbtRunner the same manifest again keeps its graph, and the next invocation
-    must describe again (the raw relation may have changed since). -#}
+{#- A raw relation's columns: lower-case name -> lower-case data type. Looked up once per relation
+    and invocation (_invocation_memo): each lookup is a DESCRIBE of a relation dbt's cache does not
+    hold. -#}
 {% macro _raw_column_types(relation) -%}
-  {%- set kept = graph.get('spark_cdc_raw_columns') if execute else none -%}
-  {%- if execute and (kept is none or kept['invocation'] != invocation_id) -%}
-    {%- set kept = {'invocation': invocation_id, 'columns': {}} -%}
-    {%- do graph.update({'spark_cdc_raw_columns': kept}) -%}
-  {%- endif -%}
-  {%- set known = kept['columns'] if kept is not none else {} -%}
-  {%- set key = (model['unique_id'] if model is defined and model else '') ~ ' ' ~ relation -%}
+  {%- set known = spark_cdc._invocation_memo().setdefault('raw_columns', {}) if execute else {} -%}
+  {%- set key = relation | string -%}
   {%- if key not in known -%}
     {%- set types = {} -%}
     {%- for col in adapter.get_columns_in_relation(relation) -%}
