@@ -39,23 +39,27 @@ LAKEHOUSE_TESTS := tests/integration/test_lakehouse_merge.py tests/integration/t
 	tests/integration/test_apply_reference_formats.py tests/integration/test_side_by_side.py \
 	tests/integration/test_reliability_crash.py tests/integration/test_reliability_schema_drift.py \
 	tests/integration/test_debezium_apply_options.py
-# `make test` runs a short form: the MERGE storage and the reference suite on both formats, and one
-# example project on each: LAKEHOUSE_EXAMPLES_<format> (examples/debezium_delta, a project on Delta
-# Lake with its own session settings; Qlik Replicate's, the format with the most staging, on Iceberg).
-# `make test-lakehouse` builds every example on both. (The killed full refresh runs in the suite on
-# partitioned parquet, whose view facts are cleared by the same macro.)
-LAKEHOUSE_SHORT := tests/integration/test_lakehouse_merge.py tests/integration/test_apply_reference_formats.py
+# `make test` runs a short form, one comparison module per format and one example project on each
+# (LAKEHOUSE_EXAMPLES_<format>): on Delta Lake the MERGE storage against the parquet rewrite over
+# Debezium's corpus history (with Delta's own checks: one MERGE commit per run, the change data
+# feed) and examples/debezium_delta (a project on Delta Lake with its own session settings); on
+# Apache Iceberg the randomized reference suite over Debezium's feed (the general statements through
+# MERGE) and Qlik Replicate's example (the format with the most staging). Both modules on both
+# formats, every example: `make test-lakehouse`, `make test-long`. (The killed full refresh runs in
+# the suite on partitioned parquet, whose view facts are cleared by the same macro.)
+LAKEHOUSE_SHORT_delta := tests/integration/test_lakehouse_merge.py
+LAKEHOUSE_SHORT_iceberg := tests/integration/test_apply_reference_formats.py
 LAKEHOUSE_EXAMPLES_delta := debezium_delta
 LAKEHOUSE_EXAMPLES_iceberg := qlik_replicate
 # The reference suite there: Debezium's feed (the one with truncates and partial images: the general
-# statements), few scenarios; make test-long: every feed, 60 scenarios. The Iceberg lane adds
-# CockroachDB's feed (no partial images, no truncates: the short statements through MERGE); `make
-# test` runs that one alone on Iceberg (LAKEHOUSE_SHORT_FEEDS_iceberg), Debezium's on Delta.
+# statements), few scenarios, and on Iceberg CockroachDB's too (no partial images, no truncates: the
+# short statements through MERGE); make test-long: every feed, 60 scenarios.
 LAKEHOUSE_SCENARIOS ?= 8
 LAKEHOUSE_FEEDS ?= debezium
 LAKEHOUSE_FEEDS_delta = $(LAKEHOUSE_FEEDS)
 LAKEHOUSE_FEEDS_iceberg = $(sort $(LAKEHOUSE_FEEDS) cockroachdb)
-LAKEHOUSE_SHORT_FEEDS_iceberg := cockroachdb
+# The modules a lane runs: LAKEHOUSE_TESTS, or LAKEHOUSE_TESTS_<format> when set (`make test`).
+lakehouse_tests = $(or $(LAKEHOUSE_TESTS_$(1)),$(LAKEHOUSE_TESTS))
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -92,9 +96,10 @@ integration: $(STAMP)
 # `make test`: the suite on the default Spark line (parquet) beside lint and the lanes' set-up
 # (test-setup; their output interleaved, so the suite's progress shows as it runs), then at once
 # the examples on the other Spark lines (test-other-lines, parquet) and the lakehouse lanes in
-# short form (LAKEHOUSE_SHORT on real Delta Lake and on real Apache Iceberg, an example on each);
-# make test-lakehouse / make test-long run every lakehouse module and every example on both. The
-# suite leaves to those lanes the example projects (each built there on Spark 3.5; one of them on
+# short form (LAKEHOUSE_SHORT_<format>, an example on each); make test-lakehouse / make test-long
+# run every lakehouse module and every example on both. The suite leaves to `make test-long` the
+# tests marked `long` (pytest -m long: deeper runs of what the suite proves in another test, each
+# marked where it is defined with what covers it in `make test`), and to those lanes the example projects (each built there on Spark 3.5; one of them on
 # Spark 4.0, one on 4.3, one on Delta, one on Iceberg), to `make test-long` the three tests that
 # start Spark JVMs of their own (SIGKILL crash safety and two runs at once; the standalone cluster;
 # a batch of 4 MiB and 15 MB messages on a 1 GiB driver, LARGE_MESSAGES), and to `make bench` /
@@ -108,11 +113,11 @@ TEST_ELSEWHERE := --ignore=tests/integration/test_examples.py \
 test: $(STAMP)
 	$(MAKE) --no-print-directory -j2 test-suite test-setup
 	$(MAKE) --no-print-directory -j3 --output-sync=target test-other-lines test-delta test-iceberg \
-	  LAKEHOUSE_TESTS='$(LAKEHOUSE_SHORT)' LAKEHOUSE_SPLIT_EXAMPLES=1 \
-	  LAKEHOUSE_FEEDS_iceberg='$(LAKEHOUSE_SHORT_FEEDS_iceberg)'
+	  LAKEHOUSE_TESTS_delta='$(LAKEHOUSE_SHORT_delta)' LAKEHOUSE_TESTS_iceberg='$(LAKEHOUSE_SHORT_iceberg)' \
+	  LAKEHOUSE_SPLIT_EXAMPLES=1 LAKEHOUSE_FEEDS_iceberg=debezium
 
 test-suite: $(STAMP)
-	$(BIN)/pytest tests -q $(XDIST) --durations=15 $(TEST_ELSEWHERE)
+	$(BIN)/pytest tests -q $(XDIST) --durations=15 -m 'not long' $(TEST_ELSEWHERE)
 
 # The example projects on the other Spark lines, one line at a time (each builds in
 # examples/<format>): every example on Spark 3.5 (its own code path: no VARIANT), and one on each
@@ -127,7 +132,7 @@ test-other-lines:
 EXAMPLE_TEST := tests/integration/test_examples.py
 EXAMPLES ?=
 example_tests = $(if $(1),$(foreach e,$(1),'$(EXAMPLE_TEST)::test_example_builds_to_the_source_state[$(e)]'),$(EXAMPLE_TEST))
-EXAMPLES_SPARK40 := debezium
+EXAMPLES_SPARK40 := ydb
 EXAMPLES_SPARK43 := qlik_replicate
 
 # Delta Lake and Apache Iceberg runtime jars for the installed pyspark's Spark line (once; then cached).
@@ -140,7 +145,7 @@ test-lakehouse: lakehouse-jars
 
 test-delta test-iceberg: lakehouse-jars
 	SPARK_CDC_TABLE_FORMAT=$(@:test-%=%) SPARK_CDC_REFERENCE_SCENARIOS=$(LAKEHOUSE_SCENARIOS) \
-	  SPARK_CDC_REFERENCE_FEEDS='$(LAKEHOUSE_FEEDS_$(@:test-%=%))' $(BIN)/pytest $(LAKEHOUSE_TESTS) \
+	  SPARK_CDC_REFERENCE_FEEDS='$(LAKEHOUSE_FEEDS_$(@:test-%=%))' $(BIN)/pytest $(call lakehouse_tests,$(@:test-%=%)) \
 	  $(if $(LAKEHOUSE_SPLIT_EXAMPLES),$(call example_tests,$(LAKEHOUSE_EXAMPLES_$(@:test-%=%)))) -q --durations=5
 
 # The edit loop (a few minutes): unit tests, then one build per format (each examples/<format> project).
@@ -157,6 +162,7 @@ test-long: $(STAMP)
 	  SPARK_CDC_CLUSTER_TESTS=all SPARK_CDC_REFERENCE_SCENARIOS=300 \
 	  $(BIN)/pytest tests/integration/test_reliability_*.py tests/integration/test_apply_reference_formats.py \
 	  tests/integration/test_benchmark_workloads.py '$(LARGE_MESSAGES)' -q $(XDIST) --durations=10
+	$(BIN)/pytest tests -m long -q $(XDIST) --durations=10
 	$(MAKE) --no-print-directory test-lakehouse LAKEHOUSE_SCENARIOS=60 \
 	  LAKEHOUSE_FEEDS='debezium aurora_dsql qlik_replicate ydb cockroachdb'
 

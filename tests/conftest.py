@@ -5,7 +5,7 @@ out in collection order (--no-loadscope-reorder: by default xdist puts the modul
 tests first, which started the one-test reliability modules last; seen 2026-11-25). Collected
 alphabetically, the longest modules (the reliability tests) came last, so one process ran on alone
 for minutes after the other had finished. Longest first is the classic greedy schedule for two
-machines. The order below is by measured time on 2 cores (`--durations`, 2026-11-27), longest
+machines. The order below is by measured time on 2 cores (`--durations`, 2026-12-02), longest
 first; modules not listed follow in collection order. Before all of them: cluster_demo, collected
 only in the pytest session test_reliability_cluster.py starts on the cluster, which builds the demo
 first and then runs the conformance modules (it once came 32nd of 34, after them).
@@ -28,24 +28,28 @@ pytest.register_assert_rewrite("tests.helpers")
 
 FIRST = ("cluster_demo",)
 LONGEST_FIRST = (
-    "test_debezium_storage",
     "test_reliability_crash",
     "test_apply_reference_formats",
     "test_reliability_cluster",
     "test_cockroachdb",
-    "test_debezium_foundation",
     "test_benchmark_workloads",
     "test_aurora_dsql",
     "test_qlik_replicate",
-    "test_examples",
-    "test_debezium_apply_rules",
     "test_sql_lint",
-    "test_reliability_fuzz",
+    "test_debezium_foundation",
+    "test_debezium_apply_rules",
+    "test_examples",
     "test_ydb",
     "test_debezium_scd2",
-    "test_reliability_schema_drift",
-    "test_config_errors",
+    "test_reliability_fuzz",
+    "test_kafka_landing",
+    "test_hostile_input",
+    "test_debezium_storage",
     "test_debezium_apply_options",
+    "test_reliability_schema_drift",
+    "test_codegen",
+    "test_contracts_freshness",
+    "test_config_errors",
 )
 
 

@@ -82,6 +82,9 @@ def test_flink_corpus_with_schema_block_gives_expected_state(project: DbtProject
     assert project.spark.conf.get("spark.sql.legacy.storeAnalyzedPlanForView") == "false"
 
 
+# In `make test` the randomized reference suite (test_apply_reference_formats.py) delivers every
+# format's histories shuffled and redelivered, and checks that a re-run rewrites nothing.
+@pytest.mark.long
 def test_shuffled_duplicated_batches_converge_and_rerun_is_a_no_op(project: DbtProject, schema: str) -> None:
     messages = corpus("schema-exclude") * 2
     random.Random(20261122).shuffle(messages)

@@ -191,6 +191,9 @@ def test_in_order_corpus_gives_exact_history_and_untracked_changes_update_in_pla
         ), model
 
 
+# In `make test` the randomized reference suite (test_apply_reference_formats.py) compares every
+# format's SCD2 history, delivered shuffled and redelivered, with the in-order reference.
+@pytest.mark.long
 def test_shuffled_duplicated_batches_converge_to_the_in_order_history(
     project: DbtProject, schema: str
 ) -> None:

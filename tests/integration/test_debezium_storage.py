@@ -1,4 +1,5 @@
-"""The storage strategies of cdc_scd1 / cdc_scd2 side by side over one Debezium history, batch by batch.
+"""The storage strategies of cdc_scd1 / cdc_scd2 side by side over one Debezium history, batch by batch,
+and runs killed while writing.
 
 - the versioned parquet rewrite (`products`, `products_history` of integration_tests): the reference;
 - partitioned parquet (`parts_scd1`, `parts_scd2`, partition_by='name', in the throwaway project of
@@ -10,20 +11,21 @@ names, late changes splitting SCD2 versions, TOAST, a primary-key change, redeli
 truncate and changes after it) lands in six batches. After each, the partitioned targets must equal
 the rewrite (views, hidden rows, TBLPROPERTIES), and exactly the touched partitions get new
 directories. In batches 3 and 4 the partitioned targets are first killed after their first partition
-switch (the next run rolls forward). Then: a run without new changes rewrites nothing. (The MERGE
-storage of delta and iceberg targets is compared with the same rewrite over the same history on real
-Delta Lake and Apache Iceberg: test_lakehouse_merge.py.)
+switch (the next run rolls forward); before batch 2's, the directories of their work tables killed
+while being written are planted. Then: a run without new changes rewrites nothing. That comparison
+is marked long (`make test-long`, a tenth of the suite's time); in `make test` partitioned targets
+are built over several batches by test_debezium_scd2.py, test_debezium_apply_options.py and
+test_killed_full_refresh.py. (The MERGE storage of delta and iceberg targets is compared with the
+same rewrite over the same history on real Delta Lake and Apache Iceberg: test_lakehouse_merge.py.)
 
-Runs killed while writing a table (found by the crash test's long form) are replayed too: before
-batches 1 and 2 the directories such a kill leaves (data in the table's default location, no table in
-the catalog) are planted where the next run writes: an incremental model's first build, the next
-version table, the partitioned targets' work tables. Spark refuses to create a table there
-(LOCATION_ALREADY_EXISTS); the plugin deletes the abandoned directory and the statement runs again
-(dbt_spark_cdc.abandoned_writes), so the comparisons below hold as if nothing had been killed.
-After batch 2 the Debezium staging table is left as appends killed before and during their job
-commit leave it; the next run settles it first, and every message must be staged exactly once.
-
-One build of the change stream and the rewrite per batch serves every comparison.
+Runs killed while writing a table (found by the crash test's long form) are replayed in `make
+test`, over the history's first three batches: before batches 1 and 2 the directories such a kill
+leaves (data in the table's default location, no table in the catalog) are planted where the next
+run writes: an incremental model's first build, the next version table. Spark refuses to create a
+table there (LOCATION_ALREADY_EXISTS); the plugin deletes the abandoned directory and the statement
+runs again (dbt_spark_cdc.abandoned_writes). After batch 2 the Debezium staging table is left as
+appends killed before and during their job commit leave it; the next run settles it first, and
+every message must be staged exactly once.
 """
 
 from __future__ import annotations
@@ -237,13 +239,12 @@ def apply_partitioned(
             assert rewritten < len(after_dirs), (i, parts)
 
 
-def test_partitioned_targets_equal_the_rewrite_after_every_batch(
-    project: DbtProject, schema: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("SPARK_CDC_IT_CRASH_AFTER_SWITCH", raising=False)
-    side = partitions_project(project, tmp_path, schema, PAIRS)
+def test_killed_writes_are_cleared_and_interrupted_appends_settled(project: DbtProject, schema: str) -> None:
+    """The change stream and the rewrite over the history's first three batches, each run after a
+    kill planted: writes killed half way are cleared, interrupted appends settled, and the targets end
+    as the partitioned comparison's (make test-long) do after the same batches."""
     unsettled, staged_before = 0, set()
-    for i, batch in enumerate(batches()):
+    for i, batch in enumerate(batches()[:3]):
         land_messages(project.spark, f"{schema}_raw", "debezium", batch)
         planted = []
         if i == 0:  # killed while building an incremental model the first time
@@ -257,7 +258,7 @@ def test_partitioned_targets_equal_the_rewrite_after_every_batch(
             planted = [
                 plant_abandoned_write(project, schema, f"products__cdc_v{version}", ".spark-staging-1/x")
             ]
-        project.dbt(*RUN)  # the change stream and the rewrite
+        project.dbt(*RUN)
         if planted:
             assert_cleared(planted)
         if unsettled:
@@ -268,19 +269,14 @@ def test_partitioned_targets_equal_the_rewrite_after_every_batch(
             ) in dbt_log()
             assert staged_refs(project, schema) >= staged_before
             unsettled = 0
-        apply_partitioned(project, side, schema, i, monkeypatch)
-        if i == 2:  # appends killed before and during their commit, for the next batch's run
+        if i == 1:  # appends killed before and during their commit, for the next batch's run
             staged_before = staged_refs(project, schema)
             unsettled = interrupt_appends(project, schema, "stg_cdc__debezium")
             assert staged_refs(project, schema) < staged_before  # the cut job's rows are missing
-    # The history reached the targets: the comparisons above were not of empty tables.
-    assert [r["id"] for r in view(project, schema, "products", True)] == [200]
-    assert len(view(project, schema, "products_history", False)) > 20
-
-    # Partitioned, no new changes: nothing is rewritten, not even the view.
-    snapshot = {p: (directories(project, schema, p), props(project, schema, p)) for p in PAIRS}
-    side.dbt(*PARTS_RUN)
-    assert {p: (directories(project, schema, p), props(project, schema, p)) for p in PAIRS} == snapshot
+    assert unsettled == 0
+    staged = len(staged_refs(project, schema))
+    assert staged == sum(len(b) for b in batches()[:3])  # every landed message, once
+    assert {r["id"] for r in view(project, schema, "products", True)} >= {101, 102, 103}
 
     # Files someone put there by hand (no trace of a Spark write) are not deleted: the error says so.
     from dbt_spark_cdc.abandoned_writes import clear_abandoned_location, explain
@@ -292,3 +288,23 @@ def test_partitioned_targets_equal_the_rewrite_after_every_batch(
     assert notes.exists()
     message = explain(refused.value) or ""
     assert "no table in the catalog owns them" in message and "Fix: move that directory away" in message
+
+
+@pytest.mark.long
+def test_partitioned_targets_equal_the_rewrite_after_every_batch(
+    project: DbtProject, schema: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SPARK_CDC_IT_CRASH_AFTER_SWITCH", raising=False)
+    side = partitions_project(project, tmp_path, schema, PAIRS)
+    for i, batch in enumerate(batches()):
+        land_messages(project.spark, f"{schema}_raw", "debezium", batch)
+        project.dbt(*RUN)  # the change stream and the rewrite
+        apply_partitioned(project, side, schema, i, monkeypatch)
+    # The history reached the targets: the comparisons above were not of empty tables.
+    assert [r["id"] for r in view(project, schema, "products", True)] == [200]
+    assert len(view(project, schema, "products_history", False)) > 20
+
+    # Partitioned, no new changes: nothing is rewritten, not even the view.
+    snapshot = {p: (directories(project, schema, p), props(project, schema, p)) for p in PAIRS}
+    side.dbt(*PARTS_RUN)
+    assert {p: (directories(project, schema, p), props(project, schema, p)) for p in PAIRS} == snapshot
