@@ -94,41 +94,48 @@ integration: $(STAMP)
 	$(BIN)/pytest tests/integration -q $(XDIST)
 
 # `make test`: the suite on the default Spark line (parquet) beside lint and the lanes' set-up
-# (test-setup; their output interleaved, so the suite's progress shows as it runs), then at once
-# the examples on the other Spark lines (test-other-lines, parquet) and the lakehouse lanes in
-# short form (LAKEHOUSE_SHORT_<format>, an example on each); make test-lakehouse / make test-long
-# run every lakehouse module and every example on both. The suite leaves to `make test-long` the
-# tests marked `long` (pytest -m long: deeper runs of what the suite proves in another test, each
-# marked where it is defined with what covers it in `make test`), and to those lanes the example projects (each built there on Spark 3.5; one of them on
-# Spark 4.0, one on 4.3, one on Delta, one on Iceberg), to `make test-long` the three tests that
-# start Spark JVMs of their own (SIGKILL crash safety and two runs at once; the standalone cluster;
-# a batch of 4 MiB and 15 MB messages on a 1 GiB driver, LARGE_MESSAGES), and to `make bench` /
-# `make test-long` the check of the benchmark workloads. CI's time: CONTRIBUTING.md.
+# (test-setup; their output interleaved, so the suite's progress shows as it runs), then three at a
+# time the lanes (LANES): the examples on the other Spark lines (parquet) and the lakehouse lanes
+# in short form (LAKEHOUSE_SHORT_<format>, an example on each); make test-lakehouse / make
+# test-long run every lakehouse module and every example on both. The suite leaves to `make
+# test-long` the tests marked `long` (pytest -m long: deeper runs of what another test proves in
+# `make test`, each marked where it is defined with what covers it there); to the lanes the example
+# projects (each built there on Spark 3.5; one of them on Spark 4.0, one on 4.3, one on Delta, one
+# on Iceberg); to `make test-long` the three tests that start Spark JVMs of their own (SIGKILL crash
+# safety and two runs at once; the standalone cluster; a batch of 4 MiB and 15 MB messages on a
+# 1 GiB driver, LARGE_MESSAGES); and to `make bench` / `make test-long` the check of the benchmark
+# workloads. CI's time: CONTRIBUTING.md.
 LARGE_MESSAGES := tests/integration/test_hostile_input.py::test_a_batch_of_large_messages_fits_the_default_driver_memory
 TEST_ELSEWHERE := --ignore=tests/integration/test_examples.py \
 	--ignore=tests/integration/test_benchmark_workloads.py \
 	--ignore=tests/integration/test_reliability_crash.py \
 	--ignore=tests/integration/test_reliability_cluster.py \
 	--deselect=$(LARGE_MESSAGES)
+# The lanes after the suite, longest first: make starts them in this order as its three job slots
+# free, so the two short Spark 4 lines fill the slots of the lanes that end first instead of
+# running after Spark 3.5's examples in one slot while the other cores idle.
+LANES := test-delta test-spark35-examples test-iceberg test-spark43-examples test-spark40-examples
 test: $(STAMP)
 	$(MAKE) --no-print-directory -j2 test-suite test-setup
-	$(MAKE) --no-print-directory -j3 --output-sync=target test-other-lines test-delta test-iceberg \
+	$(MAKE) --no-print-directory -j3 --output-sync=target $(LANES) \
 	  LAKEHOUSE_TESTS_delta='$(LAKEHOUSE_SHORT_delta)' LAKEHOUSE_TESTS_iceberg='$(LAKEHOUSE_SHORT_iceberg)' \
-	  LAKEHOUSE_SPLIT_EXAMPLES=1 LAKEHOUSE_FEEDS_iceberg=debezium
+	  LAKEHOUSE_SPLIT_EXAMPLES=1 LAKEHOUSE_FEEDS_iceberg=debezium \
+	  LINE_EXAMPLES_spark40='$(EXAMPLES_SPARK40)' LINE_EXAMPLES_spark43='$(EXAMPLES_SPARK43)'
 
 test-suite: $(STAMP)
 	$(BIN)/pytest tests -q $(XDIST) --durations=15 -m 'not long' $(TEST_ELSEWHERE)
 
-# The example projects on the other Spark lines, one line at a time (each builds in
-# examples/<format>): every example on Spark 3.5 (its own code path: no VARIANT), and one on each
-# other Spark 4 line (the code path of the default line, whose lakehouse lanes build every example):
-# a short run per line. `make test-matrix` builds every example on every line.
+# The example projects on the other Spark lines, as `make test` builds them, one line at a time
+# (each builds in examples/<format>): every example on Spark 3.5 (its own code path: no VARIANT),
+# and one on each other Spark 4 line (the code path of the default line, whose lakehouse lanes
+# build every example): a short run per line. `make test-matrix` builds every example on every line.
 test-other-lines:
 	$(MAKE) --no-print-directory test-spark35-examples
 	$(MAKE) --no-print-directory test-spark40-examples EXAMPLES='$(EXAMPLES_SPARK40)'
 	$(MAKE) --no-print-directory test-spark43-examples EXAMPLES='$(EXAMPLES_SPARK43)'
 
-# Which example projects a line builds: every one unless EXAMPLES names some (examples/<format>).
+# Which example projects a line builds: every one unless EXAMPLES names some (examples/<format>),
+# or LINE_EXAMPLES_<line> for that line alone (`make test`: EXAMPLES_SPARK40, EXAMPLES_SPARK43).
 EXAMPLE_TEST := tests/integration/test_examples.py
 EXAMPLES ?=
 example_tests = $(if $(1),$(foreach e,$(1),'$(EXAMPLE_TEST)::test_example_builds_to_the_source_state[$(e)]'),$(EXAMPLE_TEST))
@@ -197,7 +204,7 @@ endef
 # The example projects (EXAMPLES: some of them) in a Spark line's venv ($(1)) with its
 # environment ($(2)), in one process: a second Spark JVM compiles the same code again for a handful
 # of builds (Spark 4.0's two examples: 114 s and 215 CPU-s on two processes, 93 s and 142 CPU-s on one).
-spark_line_examples = $(2) $(1)/bin/pytest $(call example_tests,$(EXAMPLES)) -q
+spark_line_examples = $(2) $(1)/bin/pytest $(call example_tests,$(or $(LINE_EXAMPLES_$(3)),$(EXAMPLES))) -q
 
 # The lakehouse lanes in a Spark line's venv ($(1)) with its environment ($(2)), one format after
 # the other.
@@ -233,14 +240,14 @@ test-spark40-lakehouse: $(SPARK40_STAMP)
 
 # The example projects on Spark 4.0 (EXAMPLES: some of them); `make test` builds some there.
 test-spark40-examples: $(SPARK40_STAMP)
-	$(call spark_line_examples,$(SPARK40_VENV),$(SPARK40_ENV))
+	$(call spark_line_examples,$(SPARK40_VENV),$(SPARK40_ENV),spark40)
 
 # `make demo` on Spark 3.5 (its venv: pip install of the package next to pyspark 3.5).
 demo-spark35: $(SPARK35_STAMP)
 	cd integration_tests && $(SPARK35_ENV) ../$(SPARK35_VENV)/bin/python scripts/demo.py
 
 test-spark35-examples: $(SPARK35_STAMP)
-	$(call spark_line_examples,$(SPARK35_VENV),$(SPARK35_ENV))
+	$(call spark_line_examples,$(SPARK35_VENV),$(SPARK35_ENV),spark35)
 
 # The newest Spark line (4.3: parquet / orc, no Delta or Iceberg release for it) in its own venv;
 # `make test` runs each format's example project there (CI's short run on that line).
@@ -251,7 +258,7 @@ SPARK43_PIP := 'pyspark>=4.3,<4.4'
 $(eval $(call spark_line_venv,spark43,SPARK43_PIP))
 
 test-spark43-examples: $(SPARK43_STAMP)
-	$(call spark_line_examples,$(SPARK43_VENV),SPARK_CDC_HOME=$(CURDIR)/.spark/spark43 PYSPARK_PYTHON=$(CURDIR)/$(SPARK43_VENV)/bin/python)
+	$(call spark_line_examples,$(SPARK43_VENV),SPARK_CDC_HOME=$(CURDIR)/.spark/spark43 PYSPARK_PYTHON=$(CURDIR)/$(SPARK43_VENV)/bin/python,spark43)
 
 # What `make test` does beside the suite, one step at a time in the job slot the suite leaves free:
 # lint, then what its lanes need (the lakehouse jars, a venv per other Spark line; after the venvs'
