@@ -120,7 +120,8 @@ test: $(STAMP)
 	$(MAKE) --no-print-directory -j3 --output-sync=target $(LANES) \
 	  LAKEHOUSE_TESTS_delta='$(LAKEHOUSE_SHORT_delta)' LAKEHOUSE_TESTS_iceberg='$(LAKEHOUSE_SHORT_iceberg)' \
 	  LAKEHOUSE_SPLIT_EXAMPLES=1 LAKEHOUSE_FEEDS_iceberg=debezium \
-	  LINE_EXAMPLES_spark40='$(EXAMPLES_SPARK40)' LINE_EXAMPLES_spark43='$(EXAMPLES_SPARK43)'
+	  LINE_EXAMPLES_spark40='$(EXAMPLES_SPARK40)' LINE_EXAMPLES_spark43='$(EXAMPLES_SPARK43)' \
+	  LAKEHOUSE_JARS_RESOLVED=1
 
 test-suite: $(STAMP)
 	$(BIN)/pytest tests -q $(XDIST) --durations=15 -m 'not long' $(TEST_ELSEWHERE)
@@ -150,7 +151,9 @@ lakehouse-jars: $(STAMP)
 test-lakehouse: lakehouse-jars
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-delta test-iceberg
 
-test-delta test-iceberg: lakehouse-jars
+# `make test` resolves the jars in test-setup, before its lanes (LAKEHOUSE_JARS_RESOLVED=1): a lane
+# waiting for a prerequisite job would let the lanes after it take its slot, out of LANES' order.
+test-delta test-iceberg: $(if $(LAKEHOUSE_JARS_RESOLVED),$(STAMP),lakehouse-jars)
 	SPARK_CDC_TABLE_FORMAT=$(@:test-%=%) SPARK_CDC_REFERENCE_SCENARIOS=$(LAKEHOUSE_SCENARIOS) \
 	  SPARK_CDC_REFERENCE_FEEDS='$(LAKEHOUSE_FEEDS_$(@:test-%=%))' $(BIN)/pytest $(call lakehouse_tests,$(@:test-%=%)) \
 	  $(if $(LAKEHOUSE_SPLIT_EXAMPLES),$(call example_tests,$(LAKEHOUSE_EXAMPLES_$(@:test-%=%)))) -q --durations=5
