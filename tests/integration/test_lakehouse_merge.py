@@ -1,7 +1,8 @@
 """The MERGE storage of cdc_scd1 / cdc_scd2 on real Delta Lake or Apache Iceberg.
 
-Runs in the lakehouse lanes of `make test` (SPARK_CDC_TABLE_FORMAT=delta or iceberg: the process's
-Spark session loads that format, tests/helpers/lakehouse.py); skipped elsewhere. `products_merge` and
+Runs in the lakehouse lanes (SPARK_CDC_TABLE_FORMAT=delta or iceberg: the process's Spark session
+loads that format, tests/helpers/lakehouse.py): `make test`'s Delta lane, both lanes of `make
+test-lakehouse` and `make test-long`; skipped elsewhere. `products_merge` and
 `products_history_merge` (file_format = that format) are built beside the parquet rewrite (`products`,
 `products_history`) over the Debezium history of tests/helpers/corpora/debezium.py (batches(): several
 names, late changes splitting SCD2 versions, TOAST, a primary-key change, redelivery, deletes, a
