@@ -126,10 +126,11 @@ test: $(STAMP)
 test-suite: $(STAMP)
 	$(BIN)/pytest tests -q $(XDIST) --durations=15 -m 'not long' $(TEST_ELSEWHERE)
 
-# The example projects on the other Spark lines, as `make test` builds them, one line at a time
-# (each builds in examples/<format>): every example on Spark 3.5 (its own code path: no VARIANT),
-# and one on each other Spark 4 line (the code path of the default line, whose lakehouse lanes
-# build every example): a short run per line. `make test-matrix` builds every example on every line.
+# The example projects on the other Spark lines, the ones `make test` builds (there each line is a
+# lane of its own), here one line after the other (each builds in examples/<format>): every example
+# on Spark 3.5 (its own code path: no VARIANT), and one on each other Spark 4 line (the code path
+# of the default line, whose lakehouse lanes build every example): a short run per line.
+# `make test-matrix` builds every example on every line.
 test-other-lines:
 	$(MAKE) --no-print-directory test-spark35-examples
 	$(MAKE) --no-print-directory test-spark40-examples EXAMPLES='$(EXAMPLES_SPARK40)'
@@ -166,7 +167,8 @@ test-fast: $(STAMP)
 # hostile messages per format, 20 schema-drift batches, every conformance module on a 2-worker
 # standalone cluster; large messages on a 1 GiB driver; and the randomized reference suite with 300
 # scenarios per format. `make test` runs them in short form (the crash, cluster and large-message
-# tests not at all: their rules at small sizes, CONTRIBUTING.md).
+# tests not at all: their rules at small sizes, CONTRIBUTING.md). Then the tests marked `long`
+# (pytest -m long), and both lakehouse lanes with every module, every example and every feed.
 test-long: $(STAMP)
 	SPARK_CDC_KILLS=36 SPARK_CDC_KILL_BATCHES=3 SPARK_CDC_FUZZ_CASES=400 SPARK_CDC_DRIFT_BATCHES=20 \
 	  SPARK_CDC_CLUSTER_TESTS=all SPARK_CDC_REFERENCE_SCENARIOS=300 \
@@ -253,7 +255,7 @@ test-spark35-examples: $(SPARK35_STAMP)
 	$(call spark_line_examples,$(SPARK35_VENV),$(SPARK35_ENV),spark35)
 
 # The newest Spark line (4.3: parquet / orc, no Delta or Iceberg release for it) in its own venv;
-# `make test` runs each format's example project there (CI's short run on that line).
+# `make test` builds one example project there (EXAMPLES_SPARK43: CI's short run on that line).
 SPARK43_VENV := .venv-matrix/spark43
 SPARK43_STAMP := $(SPARK43_VENV)/.installed
 
