@@ -24,7 +24,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 PYTEST_WORKERS ?= 2
 XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: venv demo demo-spark35 report test test-suite test-setup test-other-lines test-fast test-long test-matrix test-spark35 test-spark35-examples test-spark35-lakehouse test-spark43-examples test-spark40-examples test-spark40-lakehouse lint lint-sql unit integration bench \
+.PHONY: venv demo demo-spark35 report test test-suite test-setup test-fast test-long test-matrix test-spark35 test-spark35-examples test-spark35-lakehouse test-spark43-examples test-spark40-examples test-spark40-lakehouse lint lint-sql unit integration bench \
 	clean lakehouse-jars test-lakehouse test-delta test-iceberg
 
 # The lakehouse lanes: the MERGE storage, a killed full refresh, every example, the randomized
@@ -126,21 +126,14 @@ test: $(STAMP)
 test-suite: $(STAMP)
 	$(BIN)/pytest tests -q $(XDIST) --durations=15 -m 'not long' $(TEST_ELSEWHERE)
 
-# The example projects on the other Spark lines, the ones `make test` builds (there each line is a
-# lane of its own), here one line after the other (each builds in examples/<format>): every example
-# on Spark 3.5 (its own code path: no VARIANT), and one on each other Spark 4 line (the code path
-# of the default line, whose lakehouse lanes build every example): a short run per line.
-# `make test-matrix` builds every example on every line.
-test-other-lines:
-	$(MAKE) --no-print-directory test-spark35-examples
-	$(MAKE) --no-print-directory test-spark40-examples EXAMPLES='$(EXAMPLES_SPARK40)'
-	$(MAKE) --no-print-directory test-spark43-examples EXAMPLES='$(EXAMPLES_SPARK43)'
-
 # Which example projects a line builds: every one unless EXAMPLES names some (examples/<format>),
 # or LINE_EXAMPLES_<line> for that line alone (`make test`: EXAMPLES_SPARK40, EXAMPLES_SPARK43).
 EXAMPLE_TEST := tests/integration/test_examples.py
 EXAMPLES ?=
 example_tests = $(if $(1),$(foreach e,$(1),'$(EXAMPLE_TEST)::test_example_builds_to_the_source_state[$(e)]'),$(EXAMPLE_TEST))
+# `make test` builds every example on Spark 3.5 (its own code path: no VARIANT) and one on each
+# other Spark 4 line (the code path of the default line, whose lakehouse lanes build every example):
+# a short run per line. `make test-matrix` builds every example on every line.
 EXAMPLES_SPARK40 := ydb
 EXAMPLES_SPARK43 := qlik_replicate
 

@@ -245,7 +245,8 @@ def test_killed_writes_are_cleared_and_interrupted_appends_settled(project: DbtP
     kill planted: writes killed half way are cleared, interrupted appends settled, and every landed
     message is staged exactly once."""
     unsettled, staged_before = 0, set()
-    for i, batch in enumerate(batches()[:3]):
+    history = batches()[:3]
+    for i, batch in enumerate(history):
         land_messages(project.spark, f"{schema}_raw", "debezium", batch)
         planted = []
         if i == 0:  # killed while building an incremental model the first time
@@ -276,7 +277,7 @@ def test_killed_writes_are_cleared_and_interrupted_appends_settled(project: DbtP
             assert staged_refs(project, schema) < staged_before  # the cut job's rows are missing
     assert unsettled == 0
     staged = len(staged_refs(project, schema))
-    assert staged == sum(len(b) for b in batches()[:3])  # every landed message, once
+    assert staged == sum(len(b) for b in history)  # every landed message, once
     assert {r["id"] for r in view(project, schema, "products", True)} >= {101, 102, 103}
 
     # Files someone put there by hand (no trace of a Spark write) are not deleted: the error says so.
