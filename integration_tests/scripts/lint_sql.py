@@ -20,8 +20,10 @@ Exit status 1 when anything is found, with one line per finding.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 LINT_PROJECT = ROOT / "integration_tests" / "lint"
@@ -33,6 +35,45 @@ PROFILES = ROOT / "integration_tests"
 # unused: 10 false findings in cdc_accounting); AM04 (every `select *` of a staging CTE is "unknown
 # columns" by design); RF02/RF03 (qualification style).
 GENERATED_RULES = "AM01,AM02,AM03,AM05,AM06,AM07,AM08,RF01,ST03,AL04,AL08"
+
+
+# A Jinja tag or comment (a model file of these alone is only template).
+JINJA_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+
+
+def only_template(raw: str) -> bool:
+    """Whether a model file is Jinja tags and whitespace alone."""
+    return not JINJA_TAG.sub("", raw).strip()
+
+
+def whitespace_findings(path: str, raw: str) -> list[str]:
+    """What layout rules could report in a file of Jinja tags alone: its whitespace."""
+    found = [
+        f"{path}:{i}: trailing whitespace"
+        for i, line in enumerate(raw.split("\n"), 1)
+        if line != line.rstrip()
+    ]
+    if not raw.endswith("\n") or raw.endswith("\n\n"):
+        found.append(f"{path}: must end with exactly one newline")
+    return found
+
+
+def model_linter(config: Any) -> Any:
+    """A sqlfluff Linter that runs no rule over a model file of Jinja tags alone (it still parses it,
+    and reports templating and parsing errors)."""
+    from sqlfluff.core import Linter
+    from sqlfluff.core.rules.base import RulePack
+
+    class ModelLinter(Linter):
+        @classmethod
+        def lint_rendered(
+            cls, rendered: Any, rule_pack: RulePack, fix: bool = False, formatter: Any = None
+        ) -> Any:
+            if only_template(rendered.source_str):
+                rule_pack = RulePack(rules=[], reference_map=rule_pack.reference_map)
+            return super().lint_rendered(rendered, rule_pack, fix, formatter)
+
+    return ModelLinter(config=config)
 
 
 def seed_landing_table() -> None:
@@ -54,7 +95,7 @@ def main() -> int:
 
     seed_landing_table()
     findings: list[str] = []
-    linted_dirs = Linter(config=FluffConfig.from_root()).lint_paths(("models",)).paths
+    linted_dirs = model_linter(FluffConfig.from_root()).lint_paths(("models",)).paths
     models = [linted for directory in linted_dirs for linted in directory.files]
     compiled: dict[str, LintedFile] = {}
     for linted in models:
@@ -64,6 +105,9 @@ def main() -> int:
             compiled[linted.path] = linted
     # A model the dbt templater could not compile is skipped with a warning, not a violation.
     for path in sorted(str(p.relative_to(ROOT)) for p in (ROOT / "models").rglob("*.sql")):
+        raw = (ROOT / path).read_text(encoding="utf-8")
+        if only_template(raw):
+            findings += whitespace_findings(path, raw)
         if path not in compiled:
             findings.append(f"{path}: not compiled by the dbt templater (see its warning above)")
 

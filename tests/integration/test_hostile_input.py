@@ -149,22 +149,43 @@ def test_partition_values_are_stored_faithfully_or_quarantined(
     assert [(r["id"], r["name"]) for r in typed] == list(enumerate(values))
 
 
-@pytest.mark.parametrize(
-    "lsn",
-    [U64 + 1, -5, 12.5, "12.5", "not-a-number", "1e3"],
-    ids=["over_u64", "negative", "fraction", "fraction_text", "text", "exponent"],
-)
+# Each invalid source.lsn, on a key of its own (keys are applied independently): one build for all.
+INVALID_LSNS = {
+    "over_u64": U64 + 1,
+    "negative": -5,
+    "fraction": 12.5,
+    "fraction_text": "12.5",
+    "text": "not-a-number",
+    "exponent": "1e3",
+}
+
+
 def test_an_invalid_lsn_is_quarantined_and_never_freezes_the_key(
-    project: DbtProject, fresh: DbtProject, lsn: Any
+    project: DbtProject, fresh: DbtProject
 ) -> None:
     """A source.lsn beyond its type's range was accepted and froze the key (later, legitimate updates
     were ignored); a non-numeric or fractional one fell back to the landing order, so the change
-    was dropped as stale."""
-    land(project, [envelope("c", 10, row(1, "first")), envelope("u", lsn, row(1, "hostile"))])
-    land(project, [envelope("u", 30, row(1, "later"))])
+    was dropped as stale. Key k carries the k-th of INVALID_LSNS."""
+    keys = dict(enumerate(INVALID_LSNS, start=1))
+    land(
+        project,
+        [
+            m
+            for k, name in keys.items()
+            for m in (
+                envelope("c", 10, row(k, "first")),
+                envelope("u", INVALID_LSNS[name], row(k, "hostile")),
+            )
+        ],
+    )
+    land(project, [envelope("u", 30, row(k, "later")) for k in keys])
     build(fresh, "+typed", "cdc_quarantine")
-    assert project.rows(f"select id, name from `{SCHEMA}`.typed") == [{"id": 1, "name": "later"}]
-    assert quarantine(project) == Counter({"invalid_sequence": 1})
+    stored = {r["id"]: r["name"] for r in project.rows(f"select id, name from `{SCHEMA}`.typed")}
+    assert {keys[k]: stored.get(k) for k in keys} == dict.fromkeys(INVALID_LSNS, "later")
+    quarantined = project.rows(f"select reason_code, raw_value from `{SCHEMA}`.cdc_quarantine")
+    assert sorted((r["reason_code"], json.loads(r["raw_value"])["after"]["id"]) for r in quarantined) == [
+        ("invalid_sequence", k) for k in keys
+    ]
 
 
 def test_image_values_that_do_not_fit_are_quarantined_naming_the_column(
@@ -214,25 +235,31 @@ def test_columns_differing_only_in_case_and_too_many_columns_fail_clearly(
     assert "max_inferred_columns (40)" in message and "Fix:" in message, message
 
 
-@pytest.mark.parametrize(
-    "value",
-    [
-        '{"op": "c"},"#spark_cdc_end"',
-        '{"op": "c", "after": {"id": 1}}] [1',
-        '{"op": "c"}, {"op": "d"}',
-        '{"op": "c"} {"op": "d"}',
-        '1,"END"] [0',
-    ],
-)
-def test_two_json_values_in_one_message_are_malformed(
-    project: DbtProject, fresh: DbtProject, value: str
-) -> None:
-    land(project, [value, envelope("c", 10, row(1))])
+# Two JSON values in one message value (the second after a comma, a bracket or a space).
+TWO_VALUES = [
+    '{"op": "c"},"#spark_cdc_end"',
+    '{"op": "c", "after": {"id": 1}}] [1',
+    '{"op": "c"}, {"op": "d"}',
+    '{"op": "c"} {"op": "d"}',
+    '1,"END"] [0',
+]
+
+
+def test_two_json_values_in_one_message_are_malformed(project: DbtProject, fresh: DbtProject) -> None:
+    """Each of TWO_VALUES is quarantined malformed_json (an envelope, with the detail that says why);
+    the good message beside them applies. One build for all of them."""
+    land(project, [*TWO_VALUES, envelope("c", 10, row(1))])
     build(fresh, "+typed", "cdc_quarantine")
-    rows = project.rows(f"select reason_code, reason_detail from `{SCHEMA}`.cdc_quarantine")
-    assert [r["reason_code"] for r in rows] == ["malformed_json"]
-    if value.startswith("{"):  # (a bare number is no envelope in the first place)
-        assert rows[0]["reason_detail"] == "more text after the first JSON value (two messages in one value?)"
+    rows = project.rows(f"select reason_code, reason_detail, raw_value from `{SCHEMA}`.cdc_quarantine")
+    # The quarantined value is the message's, after a note of what was wrong with it.
+    values = {r["raw_value"].removeprefix("#spark_cdc: text after the first JSON value: "): r for r in rows}
+    assert sorted(values) == sorted(TWO_VALUES)
+    for value, r in values.items():
+        assert r["reason_code"] == "malformed_json", r
+        if value.startswith("{"):  # (a bare number is no envelope in the first place)
+            assert (
+                r["reason_detail"] == "more text after the first JSON value (two messages in one value?)"
+            ), r
     assert project.rows(f"select id from `{SCHEMA}`.typed") == [{"id": 1}]
 
 
