@@ -197,12 +197,12 @@ SPARK35_MODULES := tests/integration/test_examples.py tests/integration/test_coc
 	tests/integration/test_debezium_foundation.py
 
 # A venv per Spark line, .venv-matrix/<$(1)>, with the package and that line's pyspark (the pip
-# requirements in the variable named $(2)); its stamp is the target.
+# requirements in the variable named $(2), pyspark's first); its stamp is the target.
 define spark_line_venv
 .venv-matrix/$(1)/.installed: pyproject.toml Makefile
 	test -x .venv-matrix/$(1)/bin/python || $$(PYTHON) -m venv .venv-matrix/$(1)
 	.venv-matrix/$(1)/bin/python -m pip install --quiet --upgrade pip
-	.venv-matrix/$(1)/bin/python -m pip install --quiet --no-compile $$(PYSPARK_BUILD) $$($(2))
+	.venv-matrix/$(1)/bin/python -m pip install --quiet --no-compile $$(PYSPARK_BUILD) $$(firstword $$($(2)))
 	.venv-matrix/$(1)/bin/python -m pip install --quiet --no-compile -e '.[dev]' $$($(2))
 	touch $$@
 endef
